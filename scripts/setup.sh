@@ -72,7 +72,7 @@ if [[ $WANT_DOCKER -eq 1 ]]; then
   fi
   if ! /usr/bin/docker info >/dev/null 2>&1; then
     say "starting dockerd (log: /var/log/ateom-dockerd.log)"
-    (setsid /usr/bin/dockerd >/var/log/ateom-dockerd.log 2>&1 &)
+    (setsid /usr/sbin/dockerd >/var/log/ateom-dockerd.log 2>&1 &)
     for _ in $(seq 1 60); do /usr/bin/docker info >/dev/null 2>&1 && break; sleep 0.5; done
     /usr/bin/docker info >/dev/null 2>&1 && say "dockerd is up" || say "WARN: dockerd did not come up (container tests will skip)"
   fi
@@ -82,7 +82,7 @@ fi
 # A private apt configuration that only knows trixie and sid: used for `apt-get download`, never install.
 PAPT="$TOOLS/apt"
 PAPT_OPTS=(-o "Dir::Etc::SourceList=$PAPT/sources.list" -o "Dir::Etc::SourceParts=/dev/null"
-           -o "Dir::State=$PAPT/state" -o "Dir::Cache=$PAPT/cache" -o "Debug::NoLocking=1"
+           -o "Dir::State=$PAPT/state" -o "Dir::Cache=$PAPT/cache" -o "Debug::NoLocking=1" -o "APT::Sandbox::User=root"
            -o "APT::Get::AllowUnauthenticated=false")
 papt_ready=0
 papt() {
@@ -96,7 +96,7 @@ EOF
     apt-get "${PAPT_OPTS[@]}" update -qq
     papt_ready=1
   fi
-  apt-get "${PAPT_OPTS[@]}" "$@"
+  case $1 in show|policy|depends) apt-cache "${PAPT_OPTS[@]}" "$@" ;; *) apt-get "${PAPT_OPTS[@]}" "$@" ;; esac
 }
 # download_deb <pkg> <suite> -> prints the .deb path
 download_deb() {
@@ -130,7 +130,7 @@ install_rust_tool() {
   done
   cp "$dest/unpack/$inner" "$dest/bin/$name"
   # libraries of trixie's glibc and friends, flattened into lib/
-  find "$dest/unpack" \( -path '*/lib/x86_64-linux-gnu/*' -o -path '*/lib64/*' \) \( -type f -o -type l \) -name '*.so*' \
+  find "$dest/unpack" -path '*/lib/x86_64-linux-gnu/*' \( -type f -o -type l \) -name '*.so*' \
     -exec cp -a {} "$dest/lib/" \;
   local loader="$dest/lib/ld-linux-x86-64.so.2"
   [[ -e $loader ]] || die "loader missing after unpacking libc6 for $name"
