@@ -1,0 +1,38 @@
+package dev.ateom.microvm;
+
+import dev.ateom.microvm.config.ConfigOption;
+
+import java.io.File;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Optional;
+
+/** Finds the cloud-hypervisor binary and, when it is missing, says how to point the daemon at one. */
+public record HypervisorCheck(Path configured, Optional<Path> resolved) {
+
+    public static HypervisorCheck of(Path configured) {
+        return new HypervisorCheck(configured, resolve(configured));
+    }
+
+    public boolean available() { return resolved.isPresent(); }
+
+    public String problem() {
+        return "Cloud Hypervisor not found at '" + configured + "': sandboxes cannot be created, suspended or resumed. "
+                + "Install cloud-hypervisor (v54 is the tested version) and point the daemon at it with "
+                + ConfigOption.CLOUD_HYPERVISOR.flag() + " <path> or " + ConfigOption.CLOUD_HYPERVISOR.environmentVariable()
+                + "=<path> (or 'cloud-hypervisor: <path>' in the YAML config).";
+    }
+
+    private static Optional<Path> resolve(Path binary) {
+        if (binary.getNameCount() > 1 || binary.isAbsolute()) {
+            return Files.isRegularFile(binary) && Files.isExecutable(binary) ? Optional.of(binary.toAbsolutePath()) : Optional.empty();
+        }
+        String path = System.getenv().getOrDefault("PATH", "");
+        for (String dir : path.split(File.pathSeparator)) {
+            if (dir.isEmpty()) continue;
+            Path candidate = Path.of(dir).resolve(binary);
+            if (Files.isRegularFile(candidate) && Files.isExecutable(candidate)) return Optional.of(candidate);
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,29 @@
+package dev.ateom.microvm;
+
+import dev.ateom.microvm.cli.DaemonCommand;
+import picocli.CommandLine;
+import picocli.CommandLine.Command;
+
+/** The {@code ateom} command: {@code ateom daemon} runs the daemon; the other subcommands talk to one. */
+@Command(name = "ateom", mixinStandardHelpOptions = true, version = "ateom 0.1.0",
+        description = "Sandboxes as Cloud Hypervisor micro-VMs, suspended and resumed.")
+public final class Main implements Runnable {
+
+    @CommandLine.Spec
+    private CommandLine.Model.CommandSpec spec;
+
+    public static void main(String[] args) {
+        System.exit(commandLine().execute(args));
+    }
+
+    public static CommandLine commandLine() {
+        CommandLine cl = new CommandLine(new Main());
+        cl.addSubcommand("daemon", DaemonCommand.create());
+        return cl;
+    }
+
+    @Override
+    public void run() {
+        spec.commandLine().usage(System.out);
+    }
+}

@@ -1,0 +1,69 @@
+package dev.ateom.microvm.cli;
+
+import dev.ateom.microvm.Daemon;
+import dev.ateom.microvm.config.ConfigException;
+import dev.ateom.microvm.config.ConfigOption;
+import dev.ateom.microvm.config.DaemonConfig;
+import dev.ateom.microvm.config.DaemonConfigLoader;
+import dev.ateom.microvm.logging.LogSetup;
+import picocli.CommandLine;
+import picocli.CommandLine.Model.CommandSpec;
+import picocli.CommandLine.Model.OptionSpec;
+
+import java.util.EnumMap;
+import java.util.Map;
+import java.util.concurrent.Callable;
+
+/** {@code ateom daemon}: runs the daemon in the foreground until SIGTERM/SIGINT. Options come from {@link ConfigOption}. */
+public final class DaemonCommand implements Callable<Integer> {
+    private final CommandSpec spec;
+
+    private DaemonCommand(CommandSpec spec) { this.spec = spec; }
+
+    public static CommandLine create() {
+        CommandSpec spec = CommandSpec.create()
+                .name("daemon")
+                .mixinStandardHelpOptions(true);
+        spec.usageMessage()
+                .description("Run the ateom daemon in the foreground (stops cleanly on SIGTERM).",
+                        "Each option may also come from the environment (ATEOM_<OPTION>) or the YAML config file;",
+                        "flags win over the environment, which wins over the file.");
+        for (ConfigOption option : ConfigOption.values()) {
+            spec.addOption(OptionSpec.builder(option.flag())
+                    .paramLabel("<" + option.key() + ">")
+                    .type(String.class)
+                    .description(option.description() + " Env " + option.environmentVariable()
+                            + (option.defaultValue().isEmpty() ? "." : ". Default: " + option.defaultValue()))
+                    .build());
+        }
+        DaemonCommand command = new DaemonCommand(spec);
+        CommandLine cl = new CommandLine(spec);
+        cl.setExecutionStrategy(parseResult -> command.call());
+        return cl;
+    }
+
+    @Override
+    public Integer call() {
+        Map<ConfigOption, String> flags = new EnumMap<>(ConfigOption.class);
+        for (ConfigOption option : ConfigOption.values()) {
+            OptionSpec spec = this.spec.findOption(option.flag());
+            if (spec != null && spec.getValue() != null) flags.put(option, spec.getValue());
+        }
+        DaemonConfig config;
+        try {
+            config = new DaemonConfigLoader(flags, System.getenv()).load();
+        } catch (ConfigException e) {
+            System.err.println("ateom: " + e.getMessage());
+            return 2;
+        }
+        LogSetup.install(config.logLevel());
+        Daemon daemon = Daemon.start(config);
+        Runtime.getRuntime().addShutdownHook(new Thread(daemon::close, "ateom-shutdown"));
+        try {
+            daemon.awaitStop();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return 0;
+    }
+}

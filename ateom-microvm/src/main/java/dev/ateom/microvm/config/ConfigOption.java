@@ -1,0 +1,47 @@
+package dev.ateom.microvm.config;
+
+import java.util.Locale;
+
+/**
+ * Every daemon setting, with its flag, environment variable, YAML key and default.
+ * Precedence: command-line flag, then environment, then the YAML file, then the default.
+ * The README's configuration table and {@code ateom daemon --help} are generated from this list.
+ */
+public enum ConfigOption {
+    LISTEN_HOST("listen-host", "127.0.0.1", "Address the REST API binds to. Keep it on loopback unless a proxy authenticates in front."),
+    PORT("port", "8420", "TCP port of the REST API (0 picks a free one; see --port-file)."),
+    PORT_FILE("port-file", "", "If set, the daemon writes the port it listens on to this file once it accepts requests."),
+    STATE_DIR("state-dir", "/var/lib/ateom", "Sandbox records, durable dirs, system-info volumes and snapshots."),
+    RUN_DIR("run-dir", "/run/ateom", "Sockets, console logs and pid files. Keep it short: Unix socket paths are limited to 107 bytes."),
+    TOKEN_FILE("token-file", "", "Bearer token file (0600), created with a random token on first start. Default <state-dir>/api-token."),
+    CLOUD_HYPERVISOR("cloud-hypervisor", "cloud-hypervisor", "Path of the cloud-hypervisor binary (looked up on PATH when not absolute)."),
+    VIRTIOFSD("virtiofsd", "/usr/libexec/virtiofsd", "Path of the virtiofsd binary (>= 1.13, with --migration-mode)."),
+    VHOST_DEVICE_VSOCK("vhost-device-vsock", "vhost-device-vsock", "Path of vhost-device-vsock (only used by the QEMU-backed CHV stand-in in tests)."),
+    SYNC_RECONCILE_SECONDS("sync-reconcile-seconds", "60", "Period of the checksum pass that repairs system-info volumes an inotify event missed."),
+    MAX_REQUEST_BYTES("max-request-bytes", "1048576", "Largest request body the API accepts (413 above)."),
+    CHILDREN_DIE_WITH_DAEMON("children-die-with-daemon", "false",
+            "true: CHV and virtiofsd get SIGKILL when the daemon dies. false: they keep running and a restarted daemon adopts them."),
+    LOG_LEVEL("log-level", "INFO", "One of ERROR, WARNING, INFO, DEBUG, TRACE. Logs are JSON lines on stderr."),
+    CONFIG("config", "/etc/ateom/ateom.yaml", "YAML file with any of these keys (flag names); missing file is fine unless named explicitly.");
+
+    private final String key;
+    private final String defaultValue;
+    private final String description;
+
+    ConfigOption(String key, String defaultValue, String description) {
+        this.key = key;
+        this.defaultValue = defaultValue;
+        this.description = description;
+    }
+
+    /** The flag without dashes and the YAML key, e.g. {@code state-dir}. */
+    public String key() { return key; }
+
+    public String flag() { return "--" + key; }
+
+    public String environmentVariable() { return "ATEOM_" + key.toUpperCase(Locale.ROOT).replace('-', '_'); }
+
+    public String defaultValue() { return defaultValue; }
+
+    public String description() { return description; }
+}

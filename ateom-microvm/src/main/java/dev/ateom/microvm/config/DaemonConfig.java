@@ -1,0 +1,25 @@
+package dev.ateom.microvm.config;
+
+import java.nio.file.Path;
+import java.time.Duration;
+
+/** The daemon's resolved settings; see {@link ConfigOption} for each one's meaning and default. */
+public record DaemonConfig(
+        String listenHost,
+        int port,
+        Path portFile,
+        Path stateDir,
+        Path runDir,
+        Path tokenFile,
+        Path cloudHypervisor,
+        Path virtiofsd,
+        Path vhostDeviceVsock,
+        Duration syncReconcileInterval,
+        long maxRequestBytes,
+        boolean childrenDieWithDaemon,
+        String logLevel) {
+
+    public Path sandboxesDir() { return stateDir.resolve("sandboxes"); }
+
+    public Path snapshotsDir() { return stateDir.resolve("snapshots"); }
+}

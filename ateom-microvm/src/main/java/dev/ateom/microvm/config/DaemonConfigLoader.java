@@ -1,0 +1,145 @@
+package dev.ateom.microvm.config;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.EnumMap;
+import java.util.Iterator;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+
+/** Resolves {@link DaemonConfig} from flags, then environment, then a YAML file, then defaults. */
+public final class DaemonConfigLoader {
+    private static final Set<String> LOG_LEVELS = Set.of("ERROR", "WARNING", "INFO", "DEBUG", "TRACE");
+
+    private final Map<ConfigOption, String> flags;
+    private final Map<String, String> environment;
+
+    /**
+     * @param flags       values given on the command line (absent options are not in the map)
+     * @param environment usually {@link System#getenv()}
+     */
+    public DaemonConfigLoader(Map<ConfigOption, String> flags, Map<String, String> environment) {
+        this.flags = new EnumMap<>(ConfigOption.class);
+        this.flags.putAll(flags);
+        this.environment = Map.copyOf(environment);
+    }
+
+    public DaemonConfig load() {
+        Map<ConfigOption, String> yaml = readYaml();
+        Map<ConfigOption, Resolved> values = new EnumMap<>(ConfigOption.class);
+        for (ConfigOption option : ConfigOption.values()) {
+            values.put(option, resolve(option, yaml));
+        }
+        Path stateDir = absolutePath(values.get(ConfigOption.STATE_DIR));
+        Resolved tokenFile = values.get(ConfigOption.TOKEN_FILE);
+        Path runDir = absolutePath(values.get(ConfigOption.RUN_DIR));
+        return new DaemonConfig(
+                nonEmpty(values.get(ConfigOption.LISTEN_HOST)),
+                intInRange(values.get(ConfigOption.PORT), 0, 65535),
+                values.get(ConfigOption.PORT_FILE).value().isEmpty() ? null : absolutePath(values.get(ConfigOption.PORT_FILE)),
+                stateDir,
+                runDir,
+                tokenFile.value().isEmpty() ? stateDir.resolve("api-token") : absolutePath(tokenFile),
+                Path.of(nonEmpty(values.get(ConfigOption.CLOUD_HYPERVISOR))),
+                Path.of(nonEmpty(values.get(ConfigOption.VIRTIOFSD))),
+                Path.of(nonEmpty(values.get(ConfigOption.VHOST_DEVICE_VSOCK))),
+                Duration.ofSeconds(intInRange(values.get(ConfigOption.SYNC_RECONCILE_SECONDS), 1, 86_400)),
+                intInRange(values.get(ConfigOption.MAX_REQUEST_BYTES), 1024, 64 << 20),
+                bool(values.get(ConfigOption.CHILDREN_DIE_WITH_DAEMON)),
+                logLevel(values.get(ConfigOption.LOG_LEVEL)));
+    }
+
+    /** A value and where it came from, so errors can say which source to fix. */
+    record Resolved(ConfigOption option, String value, String source) {
+        String describe() { return option.key() + " (from " + source + ")"; }
+    }
+
+    private Resolved resolve(ConfigOption option, Map<ConfigOption, String> yaml) {
+        if (flags.containsKey(option)) return new Resolved(option, flags.get(option), "flag " + option.flag());
+        String env = environment.get(option.environmentVariable());
+        if (env != null) return new Resolved(option, env, "environment " + option.environmentVariable());
+        if (yaml.containsKey(option)) return new Resolved(option, yaml.get(option), "config file");
+        return new Resolved(option, option.defaultValue(), "default");
+    }
+
+    private Map<ConfigOption, String> readYaml() {
+        Resolved file = resolve(ConfigOption.CONFIG, Map.of());
+        Path path = Path.of(file.value());
+        Map<ConfigOption, String> result = new EnumMap<>(ConfigOption.class);
+        if (!Files.exists(path)) {
+            if (!file.source().equals("default")) {
+                throw new ConfigException("config file " + path + " named by " + file.source() + " does not exist");
+            }
+            return result;
+        }
+        JsonNode root;
+        try {
+            root = new ObjectMapper(new YAMLFactory()).readTree(path.toFile());
+        } catch (IOException e) {
+            throw new ConfigException("config file " + path + " is not valid YAML: " + e.getMessage(), e);
+        }
+        if (root == null || root.isMissingNode() || root.isNull()) return result;
+        if (!root.isObject()) throw new ConfigException("config file " + path + " must be a mapping of option: value");
+        for (Iterator<Map.Entry<String, JsonNode>> it = root.fields(); it.hasNext(); ) {
+            Map.Entry<String, JsonNode> field = it.next();
+            ConfigOption option = byKey(field.getKey());
+            if (option == null || option == ConfigOption.CONFIG) {
+                throw new ConfigException("config file " + path + ": unknown option '" + field.getKey() + "'");
+            }
+            if (!field.getValue().isValueNode()) {
+                throw new ConfigException("config file " + path + ": option '" + field.getKey() + "' must be a single value");
+            }
+            result.put(option, field.getValue().asText());
+        }
+        return result;
+    }
+
+    public static ConfigOption byKey(String key) {
+        for (ConfigOption option : ConfigOption.values()) {
+            if (option.key().equals(key)) return option;
+        }
+        return null;
+    }
+
+    private static String nonEmpty(Resolved r) {
+        if (r.value().isBlank()) throw new ConfigException(r.describe() + " must not be empty");
+        return r.value().strip();
+    }
+
+    private static Path absolutePath(Resolved r) {
+        Path p = Path.of(nonEmpty(r));
+        if (!p.isAbsolute()) throw new ConfigException(r.describe() + " must be an absolute path, got '" + r.value() + "'");
+        return p.normalize();
+    }
+
+    private static int intInRange(Resolved r, int min, int max) {
+        try {
+            long v = Long.parseLong(nonEmpty(r));
+            if (v < min || v > max) throw new ConfigException(r.describe() + " must be between " + min + " and " + max + ", got " + v);
+            return (int) v;
+        } catch (NumberFormatException e) {
+            throw new ConfigException(r.describe() + " must be a whole number, got '" + r.value() + "'");
+        }
+    }
+
+    private static boolean bool(Resolved r) {
+        return switch (nonEmpty(r).toLowerCase(Locale.ROOT)) {
+            case "true", "yes", "1" -> true;
+            case "false", "no", "0" -> false;
+            default -> throw new ConfigException(r.describe() + " must be true or false, got '" + r.value() + "'");
+        };
+    }
+
+    private static String logLevel(Resolved r) {
+        String level = nonEmpty(r).toUpperCase(Locale.ROOT);
+        if (!LOG_LEVELS.contains(level)) throw new ConfigException(r.describe() + " must be one of " + LOG_LEVELS + ", got '" + r.value() + "'");
+        return level;
+    }
+}

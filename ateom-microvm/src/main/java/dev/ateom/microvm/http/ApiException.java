@@ -1,0 +1,46 @@
+package dev.ateom.microvm.http;
+
+/**
+ * A request the API refuses or could not serve, answered as {@code application/problem+json}.
+ * {@code type} is a short slug (e.g. {@code invalid-spec}); the sandbox id and state are added when known.
+ */
+public class ApiException extends RuntimeException {
+    private final int status;
+    private final String type;
+    private final String title;
+    private final String sandboxId;
+    private final String state;
+
+    public ApiException(int status, String type, String title, String detail) {
+        this(status, type, title, detail, null, null, null);
+    }
+
+    public ApiException(int status, String type, String title, String detail, String sandboxId, String state, Throwable cause) {
+        super(detail, cause);
+        this.status = status;
+        this.type = type;
+        this.title = title;
+        this.sandboxId = sandboxId;
+        this.state = state;
+    }
+
+    public static ApiException badRequest(String detail) {
+        return new ApiException(400, "invalid-request", "The request is invalid", detail);
+    }
+
+    public static ApiException notFound(String what, String id) {
+        return new ApiException(404, "not-found", what + " not found", what + " '" + id + "' does not exist", "sandbox".equalsIgnoreCase(what) ? id : null, null, null);
+    }
+
+    public int status() { return status; }
+
+    public String type() { return type; }
+
+    public String title() { return title; }
+
+    public String detail() { return getMessage(); }
+
+    public String sandboxId() { return sandboxId; }
+
+    public String state() { return state; }
+}

@@ -1,0 +1,42 @@
+package dev.ateom.microvm.http;
+
+import io.helidon.webserver.WebServer;
+import io.helidon.webserver.http.HttpRouting;
+import io.helidon.webserver.http.HttpService;
+
+import java.util.List;
+
+/** The Helidon web server: guard filter, the given services, and problem documents for every error. */
+public final class ApiServer implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(ApiServer.class.getName());
+    private final WebServer server;
+
+    public ApiServer(String host, int port, long maxRequestBytes, ApiToken token, List<HttpService> services) {
+        HttpRouting.Builder routing = HttpRouting.builder()
+                .addFilter(new RequestGuardFilter(token, maxRequestBytes));
+        services.forEach(routing::register);
+        routing.any((req, res) -> Responses.problem(res, new ApiException(404, "no-such-route", "No such route",
+                        req.prologue().method().text() + " " + req.path().path() + " is not part of the API (see /openapi.yaml)"),
+                req.path().path()))
+                .error(ApiException.class, (req, res, e) -> Responses.problem(res, e, req.path().path()))
+                .error(Exception.class, (req, res, e) -> {
+                    LOG.log(System.Logger.Level.ERROR, "unhandled error serving " + req.path().path(), e);
+                    Responses.problem(res, new ApiException(500, "internal-error", "Internal error",
+                            e.getClass().getSimpleName() + ": " + e.getMessage()), req.path().path());
+                });
+        this.server = WebServer.builder()
+                .host(host)
+                .port(port)
+                // backstop only: RequestGuardFilter and RequestBodies answer 413 with a problem document first
+                .maxPayloadSize(maxRequestBytes * 4)
+                .routing(routing)
+                .shutdownHook(false)
+                .build()
+                .start();
+    }
+
+    public int port() { return server.port(); }
+
+    @Override
+    public void close() { server.stop(); }
+}

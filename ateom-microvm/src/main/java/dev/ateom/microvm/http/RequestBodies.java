@@ -1,0 +1,74 @@
+package dev.ateom.microvm.http;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.exc.InvalidFormatException;
+import com.fasterxml.jackson.databind.exc.MismatchedInputException;
+import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
+import com.fasterxml.jackson.databind.JsonMappingException;
+import io.helidon.webserver.http.ServerRequest;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.UncheckedIOException;
+
+/** Reads JSON request bodies with a hard size limit and turns parse errors into 400s that name the field. */
+public final class RequestBodies {
+    private final long maxBytes;
+
+    public RequestBodies(long maxBytes) { this.maxBytes = maxBytes; }
+
+    public <T> T readJson(ServerRequest req, Class<T> type) {
+        byte[] body = readBounded(req);
+        if (body.length == 0) throw ApiException.badRequest("request body is empty; a JSON object is expected");
+        try {
+            T value = ApiJson.mapper().readValue(body, type);
+            if (value == null) throw ApiException.badRequest("request body is 'null'; a JSON object is expected");
+            return value;
+        } catch (UnrecognizedPropertyException e) {
+            throw invalidField(fieldPath(e), "unknown field '" + e.getPropertyName() + "'");
+        } catch (InvalidFormatException e) {
+            throw invalidField(fieldPath(e), "cannot read value '" + e.getValue() + "' as " + e.getTargetType().getSimpleName());
+        } catch (MismatchedInputException e) {
+            throw invalidField(fieldPath(e), e.getOriginalMessage());
+        } catch (JsonMappingException e) {
+            Throwable root = e.getCause() != null ? e.getCause() : e;
+            throw invalidField(fieldPath(e), root instanceof ApiException api ? api.detail() : e.getOriginalMessage());
+        } catch (JsonProcessingException e) {
+            throw ApiException.badRequest("request body is not valid JSON: " + e.getOriginalMessage());
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    private byte[] readBounded(ServerRequest req) {
+        if (!req.content().hasEntity()) return new byte[0];
+        try (InputStream in = req.content().inputStream()) {
+            byte[] body = in.readNBytes((int) Math.min(Integer.MAX_VALUE - 8, maxBytes + 1));
+            if (body.length > maxBytes) {
+                throw new ApiException(413, "request-too-large", "Request body too large",
+                        "body exceeds the limit of " + maxBytes + " bytes");
+            }
+            return body;
+        } catch (IOException e) {
+            throw ApiException.badRequest("cannot read request body: " + e.getMessage());
+        }
+    }
+
+    private static ApiException invalidField(String field, String reason) {
+        return new ApiException(400, "invalid-spec", "Invalid field", (field.isEmpty() ? "body" : field) + ": " + reason);
+    }
+
+    /** {@code volumes[0].sources[1].path}, from Jackson's reference chain. */
+    static String fieldPath(JsonMappingException e) {
+        StringBuilder path = new StringBuilder();
+        for (JsonMappingException.Reference ref : e.getPath()) {
+            if (ref.getFieldName() != null) {
+                if (!path.isEmpty()) path.append('.');
+                path.append(ref.getFieldName());
+            } else if (ref.getIndex() >= 0) {
+                path.append('[').append(ref.getIndex()).append(']');
+            }
+        }
+        return path.toString();
+    }
+}

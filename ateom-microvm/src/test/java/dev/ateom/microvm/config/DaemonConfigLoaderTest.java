@@ -1,0 +1,58 @@
+package dev.ateom.microvm.config;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+class DaemonConfigLoaderTest {
+    @TempDir Path dir;
+
+    @Test
+    void defaultsApplyWhenNothingIsGiven() throws IOException {
+        Path empty = Files.writeString(dir.resolve("empty.yaml"), "");
+        DaemonConfig config = new DaemonConfigLoader(Map.of(ConfigOption.CONFIG, empty.toString()), Map.of())
+                .load();
+        assertThat(config.listenHost()).isEqualTo("127.0.0.1");
+        assertThat(config.port()).isEqualTo(8420);
+        assertThat(config.stateDir()).isEqualTo(Path.of("/var/lib/ateom"));
+        assertThat(config.tokenFile()).isEqualTo(Path.of("/var/lib/ateom/api-token"));
+        assertThat(config.syncReconcileInterval()).isEqualTo(Duration.ofSeconds(60));
+    }
+
+    @Test
+    void flagBeatsEnvironmentBeatsFileBeatsDefault() throws IOException {
+        Path yaml = dir.resolve("ateom.yaml");
+        Files.writeString(yaml, "port: 9001\nstate-dir: /srv/file\nrun-dir: /run/file\nlog-level: debug\n");
+        DaemonConfig config = new DaemonConfigLoader(
+                Map.of(ConfigOption.PORT, "9003"),
+                Map.of("ATEOM_CONFIG", yaml.toString(), "ATEOM_PORT", "9002", "ATEOM_STATE_DIR", "/srv/env"))
+                .load();
+        assertThat(config.port()).isEqualTo(9003);
+        assertThat(config.stateDir()).isEqualTo(Path.of("/srv/env"));
+        assertThat(config.runDir()).isEqualTo(Path.of("/run/file"));
+        assertThat(config.logLevel()).isEqualTo("DEBUG");
+        assertThat(config.sandboxesDir()).isEqualTo(Path.of("/srv/env/sandboxes"));
+    }
+
+    @Test
+    void errorsNameTheOptionAndWhereItCameFrom() throws IOException {
+        assertThatThrownBy(() -> new DaemonConfigLoader(Map.of(ConfigOption.PORT, "70000"), Map.of()).load())
+                .hasMessageContaining("port (from flag --port)").hasMessageContaining("between 0 and 65535");
+        assertThatThrownBy(() -> new DaemonConfigLoader(Map.of(), Map.of("ATEOM_STATE_DIR", "relative/dir")).load())
+                .hasMessageContaining("state-dir (from environment ATEOM_STATE_DIR)").hasMessageContaining("absolute");
+        Path yaml = dir.resolve("bad.yaml");
+        Files.writeString(yaml, "prot: 1\n");
+        assertThatThrownBy(() -> new DaemonConfigLoader(Map.of(ConfigOption.CONFIG, yaml.toString()), Map.of()).load())
+                .hasMessageContaining("unknown option 'prot'");
+        assertThatThrownBy(() -> new DaemonConfigLoader(Map.of(ConfigOption.CONFIG, dir.resolve("missing.yaml").toString()), Map.of()).load())
+                .hasMessageContaining("does not exist");
+    }
+}
