@@ -1,0 +1,64 @@
+package dev.ateom.microvm.architecture;
+
+import com.tngtech.archunit.core.domain.JavaClasses;
+import com.tngtech.archunit.core.importer.ClassFileImporter;
+import com.tngtech.archunit.core.importer.ImportOption;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The module table of DESIGN.md: libraries never use the daemon, and the three libraries never use each other. */
+class ModuleBoundariesTest {
+    private static JavaClasses classes;
+
+    @BeforeAll
+    static void importProductionClasses() {
+        classes = new ClassFileImporter()
+                .withImportOption(ImportOption.Predefined.DO_NOT_INCLUDE_TESTS)
+                .importPackages("dev.ateom");
+    }
+
+    @Test
+    void everyModuleIsOnTheClasspath() {
+        for (String pkg : new String[] {"dev.ateom.chv", "dev.ateom.virtiofsd", "dev.ateom.snapshot", "dev.ateom.fixtures", "dev.ateom.microvm"}) {
+            assertThat(classes.stream().anyMatch(c -> c.getPackageName().startsWith(pkg))).as(pkg).isTrue();
+        }
+    }
+
+    @Test
+    void librariesNeverDependOnTheDaemon() {
+        noClasses().that().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.snapshot..", "dev.ateom.fixtures..")
+                .should().dependOnClassesThat().resideInAPackage("dev.ateom.microvm..")
+                .check(classes);
+    }
+
+    @Test
+    void chvClientStandsAlone() {
+        noClasses().that().resideInAPackage("dev.ateom.chv..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.virtiofsd..", "dev.ateom.snapshot..", "dev.ateom.fixtures..")
+                .check(classes);
+    }
+
+    @Test
+    void virtiofsdManagerStandsAlone() {
+        noClasses().that().resideInAPackage("dev.ateom.virtiofsd..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.snapshot..", "dev.ateom.fixtures..")
+                .check(classes);
+    }
+
+    @Test
+    void snapshotStandsAlone() {
+        noClasses().that().resideInAPackage("dev.ateom.snapshot..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.fixtures..")
+                .check(classes);
+    }
+
+    @Test
+    void theDaemonDoesNotShipTestFixtures() {
+        noClasses().that().resideInAPackage("dev.ateom.microvm..")
+                .should().dependOnClassesThat().resideInAPackage("dev.ateom.fixtures..")
+                .check(classes);
+    }
+}
