@@ -1,0 +1,234 @@
+package dev.ateom.chv;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * One running Cloud Hypervisor process: started with {@code --api-socket}, ready once {@code vmm.ping}
+ * answers, stopped gracefully ({@code vmm.shutdown}) or killed.
+ *
+ * <p>Children die with the daemon: each is started through {@code setpriv --pdeathsig KILL} (when
+ * available) from one long-lived launcher thread — the death signal follows the thread that forked, so a
+ * short-lived request thread must not be the parent — and a JVM shutdown hook kills those still running.
+ */
+public final class ChvProcess implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(ChvProcess.class.getName());
+    private static final Path SETPRIV = Path.of("/usr/bin/setpriv");
+    private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
+    /** The only thread that forks CHV processes; never exits (see class comment). */
+    private static final ExecutorService LAUNCHER = Executors.newSingleThreadExecutor(r -> {
+        Thread thread = new Thread(r, "chv-launcher");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    static {
+        Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly), "chv-reaper"));
+    }
+
+    private final ChvLaunch launch;
+    private final Process process;
+    private final ChvClient client;
+
+    private ChvProcess(ChvLaunch launch, Process process, ChvClient client) {
+        this.launch = launch;
+        this.process = process;
+        this.client = client;
+    }
+
+    /**
+     * Starts CHV and waits until it answers {@code vmm.ping}. On any failure the process is killed and the
+     * exception carries the tail of its output.
+     */
+    public static ChvProcess start(ChvLaunch launch) {
+        String what = "start " + launch.binary() + " --api-socket " + launch.apiSocket();
+        checkLaunchable(what, launch);
+        Process process = fork(what, launch);
+        LIVE.add(process);
+        var client = new ChvClient(launch.apiSocket());
+        try {
+            awaitReady(what, launch, process, client);
+        } catch (RuntimeException e) {
+            process.destroyForcibly();
+            LIVE.remove(process);
+            client.close();
+            throw e;
+        }
+        LOG.log(System.Logger.Level.INFO, "CHV pid {0} ready on {1}", String.valueOf(process.pid()), launch.apiSocket());
+        return new ChvProcess(launch, process, client);
+    }
+
+    private static void checkLaunchable(String what, ChvLaunch launch) {
+        if (!Files.isExecutable(launch.binary())) {
+            throw new ChvTransportException(what, "binary " + launch.binary() + " is not an executable file", null);
+        }
+        if (launch.apiSocket().toString().getBytes(StandardCharsets.UTF_8).length > 107) {
+            throw new ChvTransportException(what, "api socket path longer than 107 bytes: " + launch.apiSocket(), null);
+        }
+        if (Files.exists(launch.apiSocket())) {
+            throw new ChvTransportException(what, "api socket " + launch.apiSocket() + " already exists (another CHV, or a stale file)", null);
+        }
+        if (!Files.isDirectory(launch.apiSocket().toAbsolutePath().getParent())) {
+            throw new ChvTransportException(what, "directory of api socket " + launch.apiSocket() + " does not exist", null);
+        }
+    }
+
+    private static Process fork(String what, ChvLaunch launch) {
+        List<String> command = new ArrayList<>();
+        if (Files.isExecutable(SETPRIV)) {
+            command.addAll(List.of(SETPRIV.toString(), "--pdeathsig", "KILL", "--"));
+        }
+        command.add(launch.binary().toString());
+        command.addAll(List.of("--api-socket", launch.apiSocket().toString()));
+        for (int i = 0; i < launch.verbosity(); i++) {
+            command.add("-v");
+        }
+        if (launch.logFile() != null) {
+            command.addAll(List.of("--log-file", launch.logFile().toString()));
+        }
+        var builder = new ProcessBuilder(command).redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
+        builder.redirectOutput(launch.outputFile() == null ? ProcessBuilder.Redirect.DISCARD
+                : ProcessBuilder.Redirect.appendTo(launch.outputFile().toFile()));
+        builder.environment().putAll(launch.environment());
+        try {
+            return LAUNCHER.submit(builder::start).get();
+        } catch (ExecutionException e) {
+            throw new ChvTransportException(what, "cannot start: " + e.getCause().getMessage(), e.getCause());
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ChvTransportException(what, "interrupted while starting", e);
+        }
+    }
+
+    private static void awaitReady(String what, ChvLaunch launch, Process process, ChvClient client) {
+        long deadline = System.nanoTime() + launch.readyTimeout().toNanos();
+        ChvException last = null;
+        while (System.nanoTime() - deadline < 0) {
+            if (!process.isAlive()) {
+                throw new ChvTransportException(what, "exited with " + process.exitValue() + " before answering vmm.ping; output: "
+                        + outputTail(launch), null);
+            }
+            if (Files.exists(launch.apiSocket())) {
+                try {
+                    client.ping();
+                    return;
+                } catch (ChvTransportException | ChvTimeoutException e) {
+                    last = e;
+                }
+            }
+            try {
+                Thread.sleep(10);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new ChvTransportException(what, "interrupted while waiting for vmm.ping", e);
+            }
+        }
+        throw new ChvTransportException(what, "no vmm.ping answer within " + launch.readyTimeout().toMillis() + " ms"
+                + (last == null ? "" : " (last: " + last.getMessage() + ")") + "; output: " + outputTail(launch), last);
+    }
+
+    private static String outputTail(ChvLaunch launch) {
+        if (launch.outputFile() == null || !Files.exists(launch.outputFile())) {
+            return "(none)";
+        }
+        try {
+            List<String> lines = Files.readAllLines(launch.outputFile(), StandardCharsets.UTF_8);
+            return String.join(" | ", lines.subList(Math.max(0, lines.size() - 5), lines.size()));
+        } catch (IOException e) {
+            return "(unreadable: " + e.getMessage() + ")";
+        }
+    }
+
+    /** The client for this process's API socket. */
+    public ChvClient client() {
+        return client;
+    }
+
+    public long pid() {
+        return process.pid();
+    }
+
+    public boolean isAlive() {
+        return process.isAlive();
+    }
+
+    public ChvLaunch launch() {
+        return launch;
+    }
+
+    /** Waits up to {@code timeout} for the process to exit; its exit code, or empty if still running. */
+    public Optional<Integer> awaitExit(Duration timeout) {
+        try {
+            if (process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
+                LIVE.remove(process);
+                return Optional.of(process.exitValue());
+            }
+            return Optional.empty();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
+        }
+    }
+
+    /** Future completed with the exit code when the process exits (for watchers). */
+    public CompletableFuture<Integer> onExit() {
+        return process.onExit().thenApply(Process::exitValue);
+    }
+
+    /** SIGKILL and wait for the exit. */
+    public void kill() {
+        process.destroyForcibly();
+        try {
+            process.onExit().get(10, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
+            LOG.log(System.Logger.Level.WARNING, "CHV pid {0} did not exit after SIGKILL: {1}", String.valueOf(process.pid()), e.toString());
+        }
+        LIVE.remove(process);
+        client.close();
+    }
+
+    /**
+     * {@code vmm.shutdown} and wait up to {@code grace} for the exit; kills it if it does not answer or exit.
+     * Returns the exit code (137 when killed).
+     */
+    public int stop(Duration grace) {
+        if (process.isAlive()) {
+            try {
+                client.shutdownVmm();
+            } catch (ChvException e) {
+                LOG.log(System.Logger.Level.WARNING, "CHV pid {0}: vmm.shutdown failed, killing: {1}", String.valueOf(process.pid()), e.getMessage());
+            }
+            Optional<Integer> code = awaitExit(grace);
+            if (code.isPresent()) {
+                client.close();
+                return code.get();
+            }
+            LOG.log(System.Logger.Level.WARNING, "CHV pid {0} still running {1} ms after vmm.shutdown, killing",
+                    String.valueOf(process.pid()), grace.toMillis());
+        }
+        kill();
+        return process.exitValue();
+    }
+
+    /** {@link #stop} with a 5 s grace. */
+    @Override
+    public void close() {
+        stop(Duration.ofSeconds(5));
+    }
+}
