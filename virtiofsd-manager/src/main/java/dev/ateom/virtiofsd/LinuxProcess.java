@@ -1,0 +1,123 @@
+package dev.ateom.virtiofsd;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.Set;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+/**
+ * A snapshot of one process as /proc shows it: enough to tell whether a pid really is a given virtiofsd
+ * before signalling it, and which sockets it holds.
+ *
+ * @param pid        process id
+ * @param parentPid  from /proc/pid/stat
+ * @param state      one-letter state from /proc/pid/stat ({@code Z} for a zombie)
+ * @param startTicks start time in clock ticks after boot (field 22 of /proc/pid/stat); with the pid it
+ *                   identifies a process even after pid reuse
+ * @param argv       /proc/pid/cmdline split at NUL; empty for zombies and kernel threads
+ */
+public record LinuxProcess(long pid, long parentPid, char state, long startTicks, List<String> argv) {
+
+    private static final Path PROC = Path.of("/proc");
+    private static final Pattern SOCKET_LINK = Pattern.compile("socket:\\[(\\d+)]");
+
+    public LinuxProcess {
+        argv = List.copyOf(argv);
+    }
+
+    /** The process with this pid, or empty when there is none (or it vanished while being read). */
+    public static Optional<LinuxProcess> read(long pid) {
+        Path dir = PROC.resolve(Long.toString(pid));
+        try {
+            String stat = Files.readString(dir.resolve("stat"), StandardCharsets.UTF_8);
+            byte[] cmdline = Files.readAllBytes(dir.resolve("cmdline"));
+            // the command name in parentheses may itself contain spaces or parentheses: parse after the last ')'
+            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+            char state = fields[0].charAt(0);
+            long parentPid = Long.parseLong(fields[1]);
+            long startTicks = Long.parseLong(fields[19]);
+            return Optional.of(new LinuxProcess(pid, parentPid, state, startTicks, splitCmdline(cmdline)));
+        } catch (IOException | RuntimeException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** Every process currently in /proc. */
+    public static List<LinuxProcess> all() {
+        List<LinuxProcess> processes = new ArrayList<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(PROC, entry -> entry.getFileName().toString().matches("\\d+"))) {
+            for (Path entry : entries) {
+                read(Long.parseLong(entry.getFileName().toString())).ifPresent(processes::add);
+            }
+        } catch (IOException e) {
+            throw new VirtiofsdException("cannot list /proc: " + e.getMessage(), e);
+        }
+        return processes;
+    }
+
+    private static List<String> splitCmdline(byte[] cmdline) {
+        List<String> argv = new ArrayList<>();
+        int start = 0;
+        for (int i = 0; i < cmdline.length; i++) {
+            if (cmdline[i] == 0) {
+                argv.add(new String(cmdline, start, i - start, StandardCharsets.UTF_8));
+                start = i + 1;
+            }
+        }
+        if (start < cmdline.length) {
+            argv.add(new String(cmdline, start, cmdline.length - start, StandardCharsets.UTF_8));
+        }
+        return argv;
+    }
+
+    public boolean isZombie() {
+        return state == 'Z' || state == 'X';
+    }
+
+    /** True when the command line is a virtiofsd (by program name) listening on exactly this socket path. */
+    public boolean isVirtiofsdServing(Path socketPath) {
+        boolean isVirtiofsd = argv.stream().limit(4).anyMatch(arg -> Path.of(arg).getFileName() != null
+                && Path.of(arg).getFileName().toString().equals("virtiofsd"));
+        return isVirtiofsd && socketPath.toString().equals(optionValue("--socket-path").orElse(optionValue("--socket").orElse(null)));
+    }
+
+    /** Value of a long option written either as {@code --name=value} or {@code --name value}. */
+    public Optional<String> optionValue(String name) {
+        for (int i = 0; i < argv.size(); i++) {
+            String arg = argv.get(i);
+            if (arg.startsWith(name + "=")) return Optional.of(arg.substring(name.length() + 1));
+            if (arg.equals(name) && i + 1 < argv.size()) return Optional.of(argv.get(i + 1));
+        }
+        return Optional.empty();
+    }
+
+    /** Inodes of the sockets this process has open (from the {@code socket:[N]} links in /proc/pid/fd). */
+    public Set<Long> socketInodes() {
+        Set<Long> inodes = new HashSet<>();
+        try (DirectoryStream<Path> fds = Files.newDirectoryStream(PROC.resolve(Long.toString(pid)).resolve("fd"))) {
+            for (Path fd : fds) {
+                try {
+                    Matcher link = SOCKET_LINK.matcher(Files.readSymbolicLink(fd).toString());
+                    if (link.matches()) inodes.add(Long.parseLong(link.group(1)));
+                } catch (IOException closedMeanwhile) {
+                    // the fd was closed between listing and reading: not a socket we care about
+                }
+            }
+        } catch (IOException gone) {
+            // the process exited: it holds nothing
+        }
+        return inodes;
+    }
+
+    public String commandLine() {
+        return String.join(" ", argv);
+    }
+}

@@ -1,0 +1,81 @@
+package dev.ateom.virtiofsd;
+
+import java.io.IOException;
+import java.io.RandomAccessFile;
+import java.nio.channels.FileChannel;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.List;
+
+/**
+ * The log file of one share. virtiofsd writes to it directly (O_APPEND), so a restarted daemon can adopt the
+ * process without a broken pipe; rotation therefore copies and truncates in place, which O_APPEND writers
+ * survive (a line written during the copy may be lost; acceptable for diagnostics).
+ */
+public record ShareLog(Path file, long maxBytes, int keep) {
+
+    public ShareLog {
+        if (maxBytes < 1) throw new IllegalArgumentException("maxBytes must be positive, was " + maxBytes);
+        if (keep < 1) throw new IllegalArgumentException("keep must be >= 1, was " + keep);
+    }
+
+    public long size() {
+        try {
+            return Files.exists(file) ? Files.size(file) : 0;
+        } catch (IOException e) {
+            return 0;
+        }
+    }
+
+    /** {@code <file>.1} is the newest rotated generation, {@code <file>.<keep>} the oldest. */
+    public Path generation(int n) {
+        return file.resolveSibling(file.getFileName() + "." + n);
+    }
+
+    /** Rotates when the file exceeds maxBytes; returns whether it did. */
+    public boolean rotateIfLarger() {
+        if (size() <= maxBytes) return false;
+        try {
+            Files.deleteIfExists(generation(keep));
+            for (int n = keep - 1; n >= 1; n--) {
+                if (Files.exists(generation(n))) {
+                    Files.move(generation(n), generation(n + 1), StandardCopyOption.REPLACE_EXISTING);
+                }
+            }
+            Files.copy(file, generation(1), StandardCopyOption.REPLACE_EXISTING);
+            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
+                channel.truncate(0);
+            }
+            return true;
+        } catch (IOException e) {
+            throw new VirtiofsdException("cannot rotate log " + file + ": " + e.getMessage(), e);
+        }
+    }
+
+    /**
+     * The last lines written at or after {@code offset}. When the file was rotated since (it is now smaller than
+     * offset), the whole current file is read instead.
+     */
+    public List<String> linesSince(long offset, int maxLines) {
+        if (!Files.exists(file)) return List.of();
+        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
+            long length = raf.length();
+            long from = offset <= length ? offset : 0;
+            // read at most the last 64 KiB: enough for the last lines of diagnostics
+            from = Math.max(from, length - 64 * 1024);
+            byte[] bytes = new byte[(int) (length - from)];
+            raf.seek(from);
+            raf.readFully(bytes);
+            List<String> lines = new ArrayList<>(Arrays.asList(new String(bytes, StandardCharsets.UTF_8).split("\n")));
+            lines.removeIf(String::isBlank);
+            return List.copyOf(lines.subList(Math.max(0, lines.size() - maxLines), lines.size()));
+        } catch (IOException e) {
+            return List.of("(cannot read " + file + ": " + e.getMessage() + ")");
+        }
+    }
+}

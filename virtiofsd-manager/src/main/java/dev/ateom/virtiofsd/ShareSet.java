@@ -1,0 +1,153 @@
+package dev.ateom.virtiofsd;
+
+import java.lang.System.Logger.Level;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.function.Function;
+
+/**
+ * The virtiofsd processes of one sandbox (normally the three {@link ShareKind}s), started together and
+ * stopped together. A fresh set is needed for every boot or restore: virtiofsd exits when its VMM disconnects.
+ */
+public final class ShareSet {
+
+    private static final System.Logger LOG = System.getLogger(ShareSet.class.getName());
+
+    private final Map<ShareKind, VirtiofsdProcess> processes;
+
+    private ShareSet(Map<ShareKind, VirtiofsdProcess> processes) {
+        this.processes = java.util.Collections.unmodifiableMap(new EnumMap<>(processes));
+    }
+
+    /**
+     * Validates every spec (nothing starts on bad input), then starts all in parallel and waits until each listens.
+     * If any fails, the others are stopped and a {@link ShareStartException} names the failed share and why.
+     */
+    public static ShareSet start(VirtiofsdLauncher launcher, List<ShareSpec> specs) {
+        validate(specs);
+        Map<ShareKind, Future<VirtiofsdProcess>> starting = new LinkedHashMap<>();
+        Map<ShareKind, VirtiofsdProcess> started = new EnumMap<>(ShareKind.class);
+        Map<ShareKind, Throwable> failures = new LinkedHashMap<>();
+        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (ShareSpec spec : specs) {
+                starting.put(spec.kind(), pool.submit(() -> launcher.start(spec)));
+            }
+            for (Map.Entry<ShareKind, Future<VirtiofsdProcess>> entry : starting.entrySet()) {
+                try {
+                    started.put(entry.getKey(), entry.getValue().get());
+                } catch (ExecutionException e) {
+                    failures.put(entry.getKey(), e.getCause());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    failures.put(entry.getKey(), e);
+                }
+            }
+        }
+        if (failures.isEmpty()) return new ShareSet(started);
+
+        String sandbox = specs.getFirst().sandboxId();
+        for (VirtiofsdProcess process : started.values()) {
+            try {
+                process.stop();
+            } catch (RuntimeException e) {
+                failures.values().iterator().next().addSuppressed(e);
+            }
+        }
+        Map.Entry<ShareKind, Throwable> first = failures.entrySet().iterator().next();
+        ShareStartException failure = new ShareStartException(first.getKey(), "sandbox " + sandbox + ": share "
+                + first.getKey().tag() + " failed to start: " + first.getValue().getMessage()
+                + (started.isEmpty() ? "" : "; stopped the shares that had started (" + tags(started.keySet()) + ")"),
+                first.getValue());
+        failures.values().stream().skip(1).forEach(failure::addSuppressed);
+        LOG.log(Level.WARNING, failure.getMessage());
+        throw failure;
+    }
+
+    /** Adopts the recorded processes of a running sandbox after a daemon restart; on any refusal adopts none. */
+    public static ShareSet adopt(VirtiofsdLauncher launcher, List<ShareProcessRecord> records) {
+        Map<ShareKind, VirtiofsdProcess> adopted = new EnumMap<>(ShareKind.class);
+        for (ShareProcessRecord record : records) {
+            adopted.put(record.spec().kind(), launcher.adopt(record));
+        }
+        return new ShareSet(adopted);
+    }
+
+    public VirtiofsdProcess get(ShareKind kind) {
+        VirtiofsdProcess process = processes.get(kind);
+        if (process == null) throw new IllegalArgumentException("this share set has no " + kind.tag() + " share");
+        return process;
+    }
+
+    public Map<ShareKind, VirtiofsdProcess> processes() {
+        return processes;
+    }
+
+    /** tag → socket path: what goes into the VM config's {@code fs[]} entries. */
+    public Map<String, Path> socketsByTag() {
+        Map<String, Path> sockets = new LinkedHashMap<>();
+        processes.forEach((kind, process) -> sockets.put(kind.tag(), process.socketPath()));
+        return sockets;
+    }
+
+    /** What the daemon persists for {@link #adopt}. */
+    public List<ShareProcessRecord> records() {
+        return processes.values().stream().map(VirtiofsdProcess::record).toList();
+    }
+
+    /** Stops every process (SIGTERM, then SIGKILL after the grace period); returns how each ended. */
+    public Map<ShareKind, VirtiofsdExit> stop() {
+        Map<ShareKind, VirtiofsdExit> exits = new EnumMap<>(ShareKind.class);
+        List<RuntimeException> errors = new ArrayList<>();
+        // in parallel, so the grace periods overlap
+        processes.values().parallelStream().forEach(process -> {
+            try {
+                VirtiofsdExit exit = process.stop();
+                synchronized (exits) { exits.put(process.kind(), exit); }
+            } catch (RuntimeException e) {
+                synchronized (errors) { errors.add(e); }
+            }
+        });
+        if (!errors.isEmpty()) {
+            RuntimeException first = errors.getFirst();
+            errors.stream().skip(1).forEach(first::addSuppressed);
+            throw first;
+        }
+        return exits;
+    }
+
+    /** Stops this set and starts a fresh one with each share on the socket path the function gives. */
+    public ShareSet restart(VirtiofsdLauncher launcher, Function<ShareSpec, Path> newSocketPath) {
+        stop();
+        return start(launcher, processes.values().stream()
+                .map(p -> p.spec().withSocketPath(newSocketPath.apply(p.spec()))).toList());
+    }
+
+    private static void validate(List<ShareSpec> specs) {
+        if (specs.isEmpty()) throw new IllegalArgumentException("a share set needs at least one share");
+        Set<ShareKind> kinds = new HashSet<>();
+        Set<Path> sockets = new HashSet<>();
+        for (ShareSpec spec : specs) {
+            if (!kinds.add(spec.kind())) {
+                throw new VirtiofsdException(spec.describe() + ": share kind " + spec.kind() + " appears twice");
+            }
+            if (!sockets.add(spec.socketPath())) {
+                throw new VirtiofsdException(spec.describe() + ": socket path " + spec.socketPath() + " is used by two shares");
+            }
+            spec.validate();
+        }
+    }
+
+    private static String tags(Set<ShareKind> kinds) {
+        return String.join(", ", kinds.stream().map(ShareKind::tag).toList());
+    }
+}

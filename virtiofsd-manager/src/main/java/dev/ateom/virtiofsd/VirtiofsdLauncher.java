@@ -1,0 +1,306 @@
+package dev.ateom.virtiofsd;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Starts, adopts and kills virtiofsd processes for one virtiofsd binary, and rotates their logs.
+ * One per daemon. Closing it stops log rotation only: running processes are the daemon's to stop.
+ */
+public final class VirtiofsdLauncher implements AutoCloseable {
+
+    private static final System.Logger LOG = System.getLogger(VirtiofsdLauncher.class.getName());
+
+    /**
+     * @param readyTimeout     how long a new virtiofsd may take to listen on its socket
+     * @param stopGrace        time between SIGTERM and SIGKILL
+     * @param logMaxBytes      a share log larger than this is rotated
+     * @param logKeep          rotated generations kept ({@code .1} .. {@code .keep})
+     * @param logCheckInterval how often running processes' logs are checked for size
+     */
+    public record Settings(Duration readyTimeout, Duration stopGrace, long logMaxBytes, int logKeep, Duration logCheckInterval) {
+        public static final Settings DEFAULT =
+                new Settings(Duration.ofSeconds(10), Duration.ofSeconds(3), 4L << 20, 2, Duration.ofSeconds(10));
+
+        public Settings {
+            Objects.requireNonNull(readyTimeout, "readyTimeout");
+            Objects.requireNonNull(stopGrace, "stopGrace");
+            Objects.requireNonNull(logCheckInterval, "logCheckInterval");
+        }
+
+        public Settings withStopGrace(Duration value) {
+            return new Settings(readyTimeout, value, logMaxBytes, logKeep, logCheckInterval);
+        }
+
+        public Settings withLogLimits(long maxBytes, int keep, Duration checkInterval) {
+            return new Settings(readyTimeout, stopGrace, maxBytes, keep, checkInterval);
+        }
+    }
+
+    private final VirtiofsdBinary binary;
+    private final Settings settings;
+    private final Set<VirtiofsdProcess> running = ConcurrentHashMap.newKeySet();
+    private final ScheduledExecutorService logRotation;
+
+    public VirtiofsdLauncher(VirtiofsdBinary binary, Settings settings) {
+        this.binary = Objects.requireNonNull(binary, "binary");
+        this.settings = Objects.requireNonNull(settings, "settings");
+        this.logRotation = Executors.newSingleThreadScheduledExecutor(task -> {
+            Thread thread = new Thread(task, "ateom-virtiofsd-log-rotation");
+            thread.setDaemon(true);
+            return thread;
+        });
+        long interval = settings.logCheckInterval().toMillis();
+        logRotation.scheduleWithFixedDelay(this::rotateLogs, interval, interval, TimeUnit.MILLISECONDS);
+    }
+
+    public VirtiofsdBinary binary() { return binary; }
+
+    public Settings settings() { return settings; }
+
+    /** The exact command line {@link #start} executes for this share (setpriv wrapper included when it applies). */
+    public List<String> commandLine(ShareSpec spec) {
+        return ChildSpawner.command(VirtiofsdArgv.of(binary.path(), spec), spec.options().dieWithDaemon());
+    }
+
+    /** Processes started or adopted by this launcher that have not exited yet. */
+    public List<VirtiofsdProcess> running() {
+        return List.copyOf(running);
+    }
+
+    /**
+     * Starts virtiofsd for a share and returns once its socket listens. Checks the spec first (nothing is started
+     * on bad input); a stale socket file is removed; a socket path some live process still listens on is refused.
+     * On any failure the process is stopped again and the exception names the share, the exit and the log tail.
+     */
+    public VirtiofsdProcess start(ShareSpec spec) {
+        spec.validate();
+        prepareSocketPath(spec);
+        ShareLog log = shareLog(spec);
+        log.rotateIfLarger();
+        long logOffset = log.size();
+        List<String> argv = VirtiofsdArgv.of(binary.path(), spec);
+        Process child;
+        try {
+            child = ChildSpawner.spawn(argv, spec.options().dieWithDaemon(), spec.logFile());
+        } catch (IOException e) {
+            throw new VirtiofsdException(spec.describe() + ": cannot start " + binary.path() + ": " + e.getMessage(), e);
+        }
+        long startTicks = LinuxProcess.read(child.pid()).map(LinuxProcess::startTicks).orElse(0L);
+        VirtiofsdProcess process = new VirtiofsdProcess(this, spec, child.toHandle(), Optional.of(child), startTicks, log, logOffset);
+        track(process);
+        try {
+            awaitListening(process);
+        } catch (RuntimeException e) {
+            try {
+                process.stop();
+            } catch (RuntimeException stopFailure) {
+                e.addSuppressed(stopFailure);
+            }
+            throw e;
+        }
+        LOG.log(Level.INFO, "{0}: virtiofsd pid {1} listens on {2}", spec.describe(), Long.toString(process.pid()), spec.socketPath());
+        return process;
+    }
+
+    /**
+     * Takes over a virtiofsd a previous daemon started. Refuses (naming the pid and what it really runs) unless
+     * the pid is alive, is a virtiofsd on the recorded socket and shared dir, and has the recorded start time.
+     */
+    public VirtiofsdProcess adopt(ShareProcessRecord record) {
+        ShareSpec spec = record.spec();
+        ProcessHandle handle = ProcessHandle.of(record.pid()).orElseThrow(() -> new VirtiofsdException(
+                spec.describe() + ": cannot adopt virtiofsd pid " + record.pid() + ": no such process"));
+        LinuxProcess process = LinuxProcess.read(record.pid()).filter(p -> !p.isZombie()).orElseThrow(() -> new VirtiofsdException(
+                spec.describe() + ": cannot adopt virtiofsd pid " + record.pid() + ": it has exited"));
+        if (!process.isVirtiofsdServing(spec.socketPath())
+                || !spec.sharedDir().toString().equals(process.optionValue("--shared-dir").orElse(null))) {
+            throw new VirtiofsdException(spec.describe() + ": refusing to adopt pid " + record.pid()
+                    + ": it is not virtiofsd on " + spec.socketPath() + " serving " + spec.sharedDir()
+                    + " but '" + process.commandLine() + "'");
+        }
+        if (record.startTicks() != 0 && record.startTicks() != process.startTicks()) {
+            throw new VirtiofsdException(spec.describe() + ": refusing to adopt pid " + record.pid()
+                    + ": it started at tick " + process.startTicks() + ", not " + record.startTicks() + " (pid reused)");
+        }
+        ShareLog log = shareLog(spec);
+        VirtiofsdProcess adopted = new VirtiofsdProcess(this, spec, handle, Optional.empty(), process.startTicks(), log, log.size());
+        adopted.rememberDescendants();
+        track(adopted);
+        LOG.log(Level.INFO, "{0}: adopted virtiofsd pid {1} on {2}", spec.describe(), Long.toString(record.pid()), spec.socketPath());
+        return adopted;
+    }
+
+    /** Adopts the virtiofsd whose pid is in {@code <socket>.pid} (virtiofsd writes it beside the socket). */
+    public VirtiofsdProcess adoptFromPidFile(ShareSpec spec) {
+        Path pidFile = spec.pidFile();
+        long pid;
+        try {
+            pid = Long.parseLong(Files.readString(pidFile).strip());
+        } catch (IOException | NumberFormatException e) {
+            throw new VirtiofsdException(spec.describe() + ": cannot read a pid from " + pidFile + ": " + e.getMessage(), e);
+        }
+        return adopt(new ShareProcessRecord(spec, pid, 0));
+    }
+
+    /**
+     * Kills every virtiofsd serving this socket path (found by scanning /proc and checking each command line, so
+     * pids that were reused by something else are never signalled), then removes the socket and pid files.
+     * SIGTERM first, SIGKILL after the grace period. Returns the pids it signalled.
+     */
+    public List<Long> killLeftovers(Path socketPath) {
+        Path socket = socketPath.toAbsolutePath().normalize();
+        List<LinuxProcess> leftovers = new ArrayList<>(LinuxProcess.all().stream()
+                .filter(p -> !p.isZombie() && p.isVirtiofsdServing(socket))
+                .toList());
+        Set<Long> leftoverPids = ConcurrentHashMap.newKeySet();
+        leftovers.forEach(p -> leftoverPids.add(p.pid()));
+        // parents first: in namespace sandbox mode the child follows its parent
+        leftovers.sort(Comparator.comparing((LinuxProcess p) -> leftoverPids.contains(p.parentPid())));
+        List<ProcessHandle> signalled = new ArrayList<>();
+        for (LinuxProcess leftover : leftovers) {
+            Optional<ProcessHandle> handle = ProcessHandle.of(leftover.pid());
+            // the handle pins the start time; re-check that this very process is still that virtiofsd
+            boolean same = handle.isPresent() && LinuxProcess.read(leftover.pid())
+                    .filter(p -> p.startTicks() == leftover.startTicks() && p.isVirtiofsdServing(socket)).isPresent();
+            if (same && handle.get().destroy()) {
+                signalled.add(handle.get());
+                LOG.log(Level.INFO, "killing leftover virtiofsd pid {0} on {1}", Long.toString(leftover.pid()), socket);
+            }
+        }
+        long deadline = System.nanoTime() + settings.stopGrace().toNanos();
+        for (ProcessHandle handle : signalled) {
+            while (handle.isAlive() && !isZombie(handle.pid()) && System.nanoTime() < deadline) {
+                sleepBriefly();
+            }
+            if (handle.isAlive() && !isZombie(handle.pid())) {
+                LOG.log(Level.WARNING, "leftover virtiofsd pid {0} on {1} ignored SIGTERM, sending SIGKILL", Long.toString(handle.pid()), socket);
+                handle.destroyForcibly();
+            }
+        }
+        try {
+            Files.deleteIfExists(socket);
+            Files.deleteIfExists(ShareSpec.pidFileOf(socket));
+        } catch (IOException e) {
+            throw new VirtiofsdException("cannot remove leftover socket " + socket + " or its pid file: " + e.getMessage(), e);
+        }
+        return signalled.stream().map(ProcessHandle::pid).toList();
+    }
+
+    /** Kills leftovers of a recorded share: whatever virtiofsd still serves its socket path. */
+    public List<Long> killLeftovers(ShareProcessRecord record) {
+        return killLeftovers(record.spec().socketPath());
+    }
+
+    @Override
+    public void close() {
+        logRotation.shutdownNow();
+    }
+
+    void forget(VirtiofsdProcess process) {
+        running.remove(process);
+    }
+
+    private void track(VirtiofsdProcess process) {
+        running.add(process);
+        if (process.exitedAlready()) running.remove(process);
+    }
+
+    private ShareLog shareLog(ShareSpec spec) {
+        return new ShareLog(spec.logFile(), settings.logMaxBytes(), settings.logKeep());
+    }
+
+    private void rotateLogs() {
+        for (VirtiofsdProcess process : running) {
+            try {
+                if (shareLog(process.spec()).rotateIfLarger()) {
+                    LOG.log(Level.DEBUG, "{0}: rotated {1}", process.spec().describe(), process.logFile());
+                }
+            } catch (RuntimeException e) {
+                LOG.log(Level.WARNING, "{0}: {1}", process.spec().describe(), e.getMessage());
+            }
+        }
+    }
+
+    /** Removes a stale socket file; refuses when a live process still listens on the path. */
+    private static void prepareSocketPath(ShareSpec spec) {
+        Path socket = spec.socketPath();
+        Set<Long> listening = UnixSocketTable.listeningInodes(socket);
+        if (!listening.isEmpty()) {
+            Optional<LinuxProcess> holder = LinuxProcess.all().stream()
+                    .filter(p -> p.socketInodes().stream().anyMatch(listening::contains))
+                    .findFirst();
+            if (holder.isPresent()) {
+                throw new VirtiofsdException(spec.describe() + ": socket path " + socket + " is in use: pid "
+                        + holder.get().pid() + " ('" + holder.get().commandLine() + "') listens on it");
+            }
+        }
+        try {
+            if (Files.exists(socket, LinkOption.NOFOLLOW_LINKS)) {
+                BasicFileAttributes attributes = Files.readAttributes(socket, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS);
+                if (!attributes.isOther()) {
+                    throw new VirtiofsdException(spec.describe() + ": socket path " + socket
+                            + " exists and is not a socket; refusing to remove it");
+                }
+                LOG.log(Level.INFO, "{0}: removing stale socket {1}", spec.describe(), socket);
+                Files.delete(socket);
+            }
+            Files.deleteIfExists(spec.pidFile());
+        } catch (IOException e) {
+            throw new VirtiofsdException(spec.describe() + ": cannot remove stale socket " + socket + ": " + e.getMessage(), e);
+        }
+    }
+
+    /** Waits until a socket listening on the path is held by the process or its descendants. */
+    private void awaitListening(VirtiofsdProcess process) {
+        ShareSpec spec = process.spec();
+        long deadline = System.nanoTime() + settings.readyTimeout().toNanos();
+        while (true) {
+            if (process.exitedAlready()) {
+                VirtiofsdExit exit = process.onExit().join();
+                throw new VirtiofsdException(spec.describe() + ": virtiofsd pid " + process.pid()
+                        + " exited before listening on " + spec.socketPath() + ": " + exit.describe()
+                        + "; log " + spec.logFile() + " ends with: " + String.join(" | ", exit.logTail()));
+            }
+            Set<Long> listening = UnixSocketTable.listeningInodes(spec.socketPath());
+            if (!listening.isEmpty() && process.heldSocketInodes().stream().anyMatch(listening::contains)) {
+                process.rememberDescendants();
+                return;
+            }
+            if (System.nanoTime() > deadline) {
+                throw new VirtiofsdException(spec.describe() + ": virtiofsd pid " + process.pid() + " did not listen on "
+                        + spec.socketPath() + " within " + settings.readyTimeout().toMillis() + " ms; log ends with: "
+                        + String.join(" | ", process.logTail()));
+            }
+            sleepBriefly();
+        }
+    }
+
+    private static boolean isZombie(long pid) {
+        return LinuxProcess.read(pid).map(LinuxProcess::isZombie).orElse(true);
+    }
+
+    private static void sleepBriefly() {
+        try {
+            Thread.sleep(5);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new VirtiofsdException("interrupted while waiting for virtiofsd", e);
+        }
+    }
+}

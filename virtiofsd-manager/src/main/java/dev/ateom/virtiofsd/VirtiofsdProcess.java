@@ -1,0 +1,210 @@
+package dev.ateom.virtiofsd;
+
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+/**
+ * One running virtiofsd serving one share: started by {@link VirtiofsdLauncher#start} or adopted after a daemon
+ * restart by {@link VirtiofsdLauncher#adopt}. Its exit is watched; {@link #onExit()} completes with the reason,
+ * and the socket and pid files virtiofsd leaves behind are removed when it is gone.
+ */
+public final class VirtiofsdProcess {
+
+    private static final System.Logger LOG = System.getLogger(VirtiofsdProcess.class.getName());
+    static final int LOG_TAIL_LINES = 30;
+    private static final Duration KILL_WAIT = Duration.ofSeconds(5);
+
+    private final VirtiofsdLauncher launcher;
+    private final ShareSpec spec;
+    private final ProcessHandle handle;
+    private final long startTicks;
+    private final boolean adopted;
+    private final ShareLog log;
+    private final long logOffset;
+    private final AtomicBoolean stopRequested = new AtomicBoolean();
+    /** Completed by the JVM's exit watch, or for adopted processes also by our own polling in stop(). */
+    private final CompletableFuture<OptionalInt> rawExit = new CompletableFuture<>();
+    private final CompletableFuture<VirtiofsdExit> exit = new CompletableFuture<>();
+    /** The namespace-sandbox child and any other descendants seen, killed if they outlive the main process. */
+    private final Set<ProcessHandle> descendants = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+    VirtiofsdProcess(VirtiofsdLauncher launcher, ShareSpec spec, ProcessHandle handle, Optional<Process> child,
+                     long startTicks, ShareLog log, long logOffset) {
+        this.launcher = launcher;
+        this.spec = spec;
+        this.handle = handle;
+        this.startTicks = startTicks;
+        this.adopted = child.isEmpty();
+        this.log = log;
+        this.logOffset = logOffset;
+        if (child.isPresent()) {
+            child.get().onExit().thenAccept(p -> rawExit.complete(OptionalInt.of(p.exitValue())));
+        } else {
+            handle.onExit().thenAccept(h -> rawExit.complete(OptionalInt.empty()));
+        }
+        rawExit.thenAccept(this::exited);
+    }
+
+    public ShareSpec spec() { return spec; }
+
+    public ShareKind kind() { return spec.kind(); }
+
+    public long pid() { return handle.pid(); }
+
+    public Path socketPath() { return spec.socketPath(); }
+
+    public Path logFile() { return spec.logFile(); }
+
+    /** True when this process was adopted after a daemon restart (its exit status cannot be known). */
+    public boolean adopted() { return adopted; }
+
+    public boolean isAlive() { return !exit.isDone() && handle.isAlive(); }
+
+    /** What the daemon persists to adopt or kill this process after its own restart. */
+    public ShareProcessRecord record() {
+        return new ShareProcessRecord(spec, pid(), startTicks);
+    }
+
+    /** Completes once the process is gone and its files are cleaned up. */
+    public CompletableFuture<VirtiofsdExit> onExit() {
+        return exit.copy();
+    }
+
+    /** The last lines this process wrote to its log. */
+    public List<String> logTail() {
+        return log.linesSince(logOffset, LOG_TAIL_LINES);
+    }
+
+    /** SIGTERM, then SIGKILL after the launcher's grace period; returns how it ended (possibly before we asked). */
+    public VirtiofsdExit stop() {
+        return stop(launcher.settings().stopGrace());
+    }
+
+    public VirtiofsdExit stop(Duration grace) {
+        if (exit.isDone()) return exit.join();
+        stopRequested.set(true);
+        rememberDescendants();
+        LOG.log(Level.DEBUG, "{0}: stopping virtiofsd pid {1}", spec.describe(), Long.toString(pid()));
+        handle.destroy();
+        try {
+            return awaitExit(grace);
+        } catch (TimeoutException notYet) {
+            LOG.log(Level.WARNING, "{0}: virtiofsd pid {1} ignored SIGTERM for {2} ms, sending SIGKILL",
+                    spec.describe(), Long.toString(pid()), grace.toMillis());
+            handle.destroyForcibly();
+            try {
+                return awaitExit(KILL_WAIT);
+            } catch (TimeoutException e) {
+                throw new VirtiofsdException(spec.describe() + ": virtiofsd pid " + pid() + " still runs "
+                        + KILL_WAIT.toSeconds() + " s after SIGKILL");
+            }
+        }
+    }
+
+    /** Stops this process (if still running) and starts a fresh one for the same share on a new socket path. */
+    public VirtiofsdProcess restart(Path newSocketPath) {
+        stop();
+        return launcher.start(spec.withSocketPath(newSocketPath));
+    }
+
+    void rememberDescendants() {
+        handle.descendants().forEach(descendants::add);
+    }
+
+    private VirtiofsdExit awaitExit(Duration timeout) throws TimeoutException {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (true) {
+            if (adopted && !stillRunning()) {
+                // not our child: the JVM only polls for its end, slowly; we know now
+                rawExit.complete(OptionalInt.empty());
+            }
+            try {
+                long left = deadline - System.nanoTime();
+                return exit.get(Math.max(0, Math.min(left, TimeUnit.MILLISECONDS.toNanos(10))), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException e) {
+                if (System.nanoTime() >= deadline) throw e;
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new VirtiofsdException(spec.describe() + ": interrupted while waiting for virtiofsd pid " + pid() + " to exit", e);
+            } catch (ExecutionException e) {
+                throw new VirtiofsdException(spec.describe() + ": watching virtiofsd pid " + pid() + " failed", e.getCause());
+            }
+        }
+    }
+
+    /** Alive and not a zombie, and still the same process (start time). */
+    private boolean stillRunning() {
+        return LinuxProcess.read(pid())
+                .filter(p -> !p.isZombie() && (startTicks == 0 || p.startTicks() == startTicks))
+                .isPresent();
+    }
+
+    private void exited(OptionalInt status) {
+        try {
+            for (ProcessHandle descendant : descendants) {
+                if (descendant.isAlive()) descendant.destroyForcibly();
+            }
+            removeLeftoverFiles();
+            VirtiofsdExit result = VirtiofsdExit.classify(stopRequested.get(), status, logTail());
+            launcher.forget(this);
+            Level level = switch (result.reason()) {
+                case STOPPED, FRONTEND_DISCONNECTED -> Level.INFO;
+                default -> Level.WARNING;
+            };
+            LOG.log(level, "{0}: virtiofsd pid {1} on {2} {3}", spec.describe(), Long.toString(pid()), spec.socketPath(), result.describe());
+            exit.complete(result);
+        } catch (RuntimeException e) {
+            exit.completeExceptionally(e);
+        }
+    }
+
+    /** virtiofsd leaves its socket and pid file behind on every kind of exit. */
+    private void removeLeftoverFiles() {
+        try {
+            Path pidFile = spec.pidFile();
+            if (Files.exists(pidFile)) {
+                String owner = Files.readString(pidFile).strip();
+                if (!owner.isEmpty() && !owner.equals(Long.toString(pid()))) {
+                    LOG.log(Level.WARNING, "{0}: leaving {1} alone: it names pid {2}, not {3}",
+                            spec.describe(), pidFile, owner, Long.toString(pid()));
+                    return;
+                }
+            }
+            Files.deleteIfExists(spec.socketPath());
+            Files.deleteIfExists(pidFile);
+        } catch (IOException e) {
+            LOG.log(Level.WARNING, "{0}: cannot remove socket/pid files of virtiofsd pid {1}: {2}",
+                    spec.describe(), Long.toString(pid()), e.getMessage());
+        }
+    }
+
+    /** Socket inodes held by this process and its descendants. */
+    Set<Long> heldSocketInodes() {
+        Set<Long> inodes = new HashSet<>();
+        LinuxProcess.read(pid()).ifPresent(p -> inodes.addAll(p.socketInodes()));
+        handle.descendants().forEach(d -> LinuxProcess.read(d.pid()).ifPresent(p -> inodes.addAll(p.socketInodes())));
+        return inodes;
+    }
+
+    boolean exitedAlready() {
+        return exit.isDone();
+    }
+
+    @Override
+    public String toString() {
+        return "virtiofsd pid " + pid() + " (" + spec.describe() + ", " + spec.socketPath() + ")";
+    }
+}

@@ -1,0 +1,33 @@
+package dev.ateom.virtiofsd;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+
+/** Where the tests find the real virtiofsd, and a launcher with test-friendly timings. */
+final class TestVirtiofsd {
+
+    private static VirtiofsdBinary probed;
+
+    private TestVirtiofsd() {}
+
+    static Path binaryPath() {
+        String fromEnv = System.getenv("ATEOM_VIRTIOFSD");
+        if (fromEnv != null && !fromEnv.isBlank()) return Path.of(fromEnv);
+        Path repo = Path.of(System.getProperty("ateom.repo.root", "."));
+        Path bundled = repo.resolve(".tools/virtiofsd/bin/virtiofsd");
+        if (!Files.isExecutable(bundled)) {
+            throw new IllegalStateException("virtiofsd not found: set ATEOM_VIRTIOFSD or run scripts/setup.sh (looked at " + bundled + ")");
+        }
+        return bundled;
+    }
+
+    static synchronized VirtiofsdBinary binary() {
+        if (probed == null) probed = VirtiofsdBinary.probe(binaryPath());
+        return probed;
+    }
+
+    static VirtiofsdLauncher launcher() {
+        return new VirtiofsdLauncher(binary(), VirtiofsdLauncher.Settings.DEFAULT.withStopGrace(Duration.ofSeconds(2)));
+    }
+}

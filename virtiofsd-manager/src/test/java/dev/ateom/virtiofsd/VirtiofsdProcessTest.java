@@ -1,0 +1,286 @@
+package dev.ateom.virtiofsd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.net.StandardProtocolFamily;
+import java.net.UnixDomainSocketAddress;
+import java.nio.channels.ServerSocketChannel;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** One virtiofsd at a time, real processes. */
+class VirtiofsdProcessTest {
+
+    private static Path base;
+    private static VirtiofsdLauncher launcher;
+    private Path shared;
+    private Path run;
+
+    @BeforeAll
+    static void createLauncher() throws IOException {
+        base = Files.createTempDirectory(Path.of("/tmp"), "vfsd-proc");
+        launcher = TestVirtiofsd.launcher();
+    }
+
+    @AfterAll
+    static void nothingLeaked() throws IOException {
+        launcher.close();
+        assertThat(ProcessLeaks.mentioning(base)).as("processes left behind").isEmpty();
+        assertThat(ProcessLeaks.virtiofsdChildrenOfThisJvm()).as("virtiofsd children of the test JVM").isEmpty();
+        try (var paths = Files.walk(base)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    @BeforeEach
+    void dirs() throws IOException {
+        Path test = Files.createTempDirectory(base, "t");
+        shared = Files.createDirectories(test.resolve("share"));
+        run = Files.createDirectories(test.resolve("run"));
+    }
+
+    private ShareSpec spec(ShareKind kind) {
+        return ShareSpec.inRunDir("sb-test", kind, shared, run, ShareOptions.DEFAULT);
+    }
+
+    @Test
+    void startsListensAnswersVhostUserAndStopsWithoutLeavingAnything() throws Exception {
+        VirtiofsdProcess process = launcher.start(spec(ShareKind.DURABLE));
+
+        assertThat(Files.readString(process.spec().pidFile()).strip()).isEqualTo(Long.toString(process.pid()));
+        assertThat(launcher.running()).contains(process);
+        try (VhostUserFrontend frontend = VhostUserFrontend.connect(process.socketPath())) {
+            assertThat(frontend.getFeatures() & VhostUserFrontend.PROTOCOL_FEATURES_BIT).isNotZero();
+            VirtiofsdExit exit = process.stop();
+            assertThat(exit.reason()).isEqualTo(VirtiofsdExit.Reason.STOPPED);
+        }
+        assertThat(LinuxProcess.read(process.pid()).filter(p -> !p.isZombie())).isEmpty();
+        assertThat(process.socketPath()).doesNotExist();
+        assertThat(process.spec().pidFile()).doesNotExist();
+        assertThat(launcher.running()).doesNotContain(process);
+        assertThat(ProcessLeaks.mentioning(run)).isEmpty();
+    }
+
+    @Test
+    void frontendDisconnectIsReportedAsSuchNotAsACrash() throws Exception {
+        VirtiofsdProcess process = launcher.start(spec(ShareKind.SYSTEM_INFO));
+        try (VhostUserFrontend frontend = VhostUserFrontend.connect(process.socketPath())) {
+            frontend.getFeatures();
+            frontend.setOwner();
+        }
+        VirtiofsdExit exit = process.onExit().get(10, TimeUnit.SECONDS);
+
+        assertThat(exit.reason()).isEqualTo(VirtiofsdExit.Reason.FRONTEND_DISCONNECTED);
+        assertThat(exit.describe()).isEqualTo("frontend disconnected");
+        assertThat(exit.exitStatus()).hasValue(0);
+        assertThat(exit.logTail()).anyMatch(l -> l.contains("Client disconnected"));
+        assertThat(process.socketPath()).doesNotExist();
+        assertThat(process.spec().pidFile()).doesNotExist();
+        assertThat(process.isAlive()).isFalse();
+    }
+
+    @Test
+    void killMinus9IsReportedAsACrashWithTheSignal() throws Exception {
+        VirtiofsdProcess process = launcher.start(spec(ShareKind.ROOTFS));
+        Set<Long> sandboxChildren = childPids(process.pid());
+
+        kill("-9", process.pid());
+        VirtiofsdExit exit = process.onExit().get(10, TimeUnit.SECONDS);
+
+        assertThat(exit.reason()).isEqualTo(VirtiofsdExit.Reason.CRASHED);
+        assertThat(exit.signal()).hasValue(9);
+        assertThat(exit.describe()).isEqualTo("crashed: killed by signal 9 (SIGKILL)");
+        assertThat(process.socketPath()).as("killed virtiofsd leaves its socket; the manager removes it").doesNotExist();
+        for (long child : sandboxChildren) {
+            assertThat(LinuxProcess.read(child).filter(p -> !p.isZombie())).as("sandbox child %d", child).isEmpty();
+        }
+    }
+
+    @Test
+    void killingTheSandboxedChildIsACrashToo() throws Exception {
+        VirtiofsdProcess process = launcher.start(spec(ShareKind.ROOTFS));
+        Set<Long> children = childPids(process.pid());
+        assertThat(children).as("namespace sandbox forks a child").hasSize(1);
+
+        kill("-9", children.iterator().next());
+        VirtiofsdExit exit = process.onExit().get(10, TimeUnit.SECONDS);
+
+        assertThat(exit.reason()).isEqualTo(VirtiofsdExit.Reason.CRASHED);
+        assertThat(exit.signal()).hasValue(9);
+    }
+
+    @Test
+    void stopSendsSigkillWhenSigtermIsIgnored() throws Exception {
+        VirtiofsdProcess process = launcher.start(spec(ShareKind.ROOTFS));
+        kill("-STOP", process.pid()); // a stopped process cannot act on SIGTERM; SIGKILL still works
+
+        VirtiofsdExit exit = process.stop(Duration.ofMillis(300));
+
+        assertThat(exit.reason()).isEqualTo(VirtiofsdExit.Reason.STOPPED);
+        assertThat(exit.signal()).as("ended by the SIGKILL").hasValue(9);
+        assertThat(LinuxProcess.read(process.pid()).filter(p -> !p.isZombie())).isEmpty();
+        assertThat(process.socketPath()).doesNotExist();
+    }
+
+    @Test
+    void restartServesTheSameShareOnANewSocket() throws Exception {
+        VirtiofsdProcess first = launcher.start(spec(ShareKind.DURABLE));
+        Path newSocket = run.resolve("durable-2.sock");
+
+        VirtiofsdProcess second = first.restart(newSocket);
+        try {
+            assertThat(first.isAlive()).isFalse();
+            assertThat(first.socketPath()).doesNotExist();
+            assertThat(second.pid()).isNotEqualTo(first.pid());
+            assertThat(second.socketPath()).isEqualTo(newSocket);
+            try (VhostUserFrontend frontend = VhostUserFrontend.connect(newSocket)) {
+                assertThat(frontend.getFeatures()).isNotZero();
+            }
+        } finally {
+            second.stop();
+        }
+    }
+
+    @Test
+    void staleSocketFileIsRemovedBeforeStart() throws Exception {
+        ShareSpec spec = spec(ShareKind.DURABLE);
+        try (ServerSocketChannel stale = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
+            stale.bind(UnixDomainSocketAddress.of(spec.socketPath()));
+        } // closing does not unlink: the file stays, like after a killed virtiofsd
+        Files.writeString(spec.pidFile(), "999999\n");
+        assertThat(Files.exists(spec.socketPath(), LinkOption.NOFOLLOW_LINKS)).isTrue();
+
+        VirtiofsdProcess process = launcher.start(spec);
+        try {
+            assertThat(Files.readString(spec.pidFile()).strip()).isEqualTo(Long.toString(process.pid()));
+            try (VhostUserFrontend frontend = VhostUserFrontend.connect(spec.socketPath())) {
+                assertThat(frontend.getFeatures()).isNotZero();
+            }
+        } finally {
+            process.stop();
+        }
+    }
+
+    @Test
+    void socketPathAnotherVirtiofsdListensOnIsRefused() {
+        VirtiofsdProcess first = launcher.start(spec(ShareKind.DURABLE));
+        try {
+            assertThatThrownBy(() -> launcher.start(spec(ShareKind.DURABLE)))
+                    .isInstanceOf(VirtiofsdException.class)
+                    .hasMessageContaining("is in use")
+                    .hasMessageContaining(first.socketPath().toString());
+            assertThat(first.isAlive()).isTrue();
+            assertThat(first.socketPath()).exists();
+        } finally {
+            first.stop();
+        }
+    }
+
+    @Test
+    void startingFromAThreadThatEndsDoesNotTriggerTheParentDeathSignal() throws Exception {
+        AtomicReference<VirtiofsdProcess> started = new AtomicReference<>();
+        Thread shortLived = Thread.ofPlatform().start(() -> started.set(launcher.start(spec(ShareKind.ROOTFS))));
+        shortLived.join();
+        Thread.sleep(300);
+
+        VirtiofsdProcess process = started.get();
+        try {
+            assertThat(process.isAlive()).isTrue();
+            assertThat(process.onExit()).isNotDone();
+        } finally {
+            process.stop();
+        }
+    }
+
+    @Test
+    void missingSharedDirIsRefusedBeforeAnythingStarts() {
+        ShareSpec spec = ShareSpec.inRunDir("sb-test", ShareKind.DURABLE, shared.resolve("missing"), run, ShareOptions.DEFAULT);
+        assertThatThrownBy(() -> launcher.start(spec))
+                .isInstanceOf(VirtiofsdException.class)
+                .hasMessage("sandbox sb-test share ateDurable: shared dir " + shared.resolve("missing") + " does not exist");
+        assertNothingStarted();
+    }
+
+    @Test
+    void sharedDirThatIsAFileIsRefused() throws IOException {
+        Path file = Files.writeString(shared.resolve("file"), "x");
+        ShareSpec spec = ShareSpec.inRunDir("sb-test", ShareKind.ROOTFS, file, run, ShareOptions.DEFAULT);
+        assertThatThrownBy(() -> launcher.start(spec))
+                .hasMessageContaining("shared dir " + file + " is not a directory");
+        assertNothingStarted();
+    }
+
+    @Test
+    void tooLongSocketPathIsRefusedBeforeAnythingStarts() throws IOException {
+        Path deep = Files.createDirectories(run.resolve("d".repeat(100)));
+        ShareSpec spec = spec(ShareKind.ROOTFS).withSocketPath(deep.resolve("rootfs.sock"));
+        assertThatThrownBy(() -> launcher.start(spec))
+                .isInstanceOf(VirtiofsdException.class)
+                .hasMessageContaining("socket path " + spec.socketPath())
+                .hasMessageContaining("longer than the 107 bytes");
+        assertNothingStarted();
+    }
+
+    @Test
+    void socketPathOfExactly107BytesIsAccepted() throws IOException {
+        String prefix = run + "/";
+        int nameLength = 107 - prefix.length();
+        Path socket = Path.of(prefix + "s".repeat(nameLength - 5) + ".sock");
+        assertThat(socket.toString()).hasSize(107);
+        VirtiofsdProcess process = launcher.start(spec(ShareKind.ROOTFS).withSocketPath(socket));
+        process.stop();
+    }
+
+    @Test
+    void missingSocketDirectoryIsRefused() {
+        ShareSpec spec = spec(ShareKind.ROOTFS).withSocketPath(run.resolve("gone/rootfs.sock"));
+        assertThatThrownBy(() -> launcher.start(spec)).hasMessageContaining("directory of socket path");
+        assertNothingStarted();
+    }
+
+    @Test
+    void virtiofsdThatDiesAtStartupIsReportedWithItsStatusAndLog() throws IOException {
+        Path script = run.resolve("virtiofsd");
+        Files.writeString(script, "#!/bin/sh\necho 'Error: cannot serve: boom' >&2\nexit 3\n");
+        Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
+        VirtiofsdBinary failing = new VirtiofsdBinary(script, "1.14.0", Set.of(), "");
+        try (VirtiofsdLauncher failingLauncher = new VirtiofsdLauncher(failing, VirtiofsdLauncher.Settings.DEFAULT)) {
+            assertThatThrownBy(() -> failingLauncher.start(spec(ShareKind.DURABLE)))
+                    .isInstanceOf(VirtiofsdException.class)
+                    .hasMessageContaining("exited before listening")
+                    .hasMessageContaining("exit status 3")
+                    .hasMessageContaining("boom");
+            assertThat(failingLauncher.running()).isEmpty();
+        }
+    }
+
+    private void assertNothingStarted() {
+        assertThat(ProcessLeaks.mentioning(run)).isEmpty();
+        try (var files = Files.list(run)) {
+            assertThat(files.filter(f -> !Files.isDirectory(f))).as("files created in the run dir").isEmpty();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+    }
+
+    static Set<Long> childPids(long pid) {
+        return ProcessHandle.of(pid).orElseThrow().children().map(ProcessHandle::pid).collect(java.util.stream.Collectors.toSet());
+    }
+
+    static void kill(String signal, long pid) throws IOException, InterruptedException {
+        Process kill = new ProcessBuilder("kill", signal, Long.toString(pid)).inheritIO().start();
+        assertThat(kill.waitFor()).isZero();
+    }
+}
