@@ -1,0 +1,280 @@
+package dev.ateom.microvm.systeminfo;
+
+import dev.ateom.microvm.systeminfo.source.SourceException;
+import dev.ateom.microvm.systeminfo.source.VolumeAssembler;
+import dev.ateom.microvm.systeminfo.spec.ActorIdentity;
+import dev.ateom.microvm.systeminfo.spec.VolumeSpec;
+import dev.ateom.microvm.systeminfo.sync.SourceWatcher;
+import dev.ateom.microvm.systeminfo.sync.SystemInfoMetrics;
+import dev.ateom.microvm.systeminfo.volume.ContentDigest;
+import dev.ateom.microvm.systeminfo.volume.VolumeWriter;
+import java.io.IOException;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.locks.Condition;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * Keeps a running sandbox's {@code hostDirectory} volumes equal to their sources: inotify events
+ * are coalesced for {@link SystemInfoSettings#coalesceWindow()} and then the source is re-read and,
+ * if its checksum changed, committed as a new generation ({@link VolumeWriter#commitWhileRunning});
+ * every {@link SystemInfoSettings#reconcileInterval()} the volume on disk is compared with the
+ * source by checksum and repaired. A failing source keeps the last good generation and is retried
+ * every {@link SystemInfoSettings#retryInterval()}. One virtual thread per sandbox does all writes,
+ * so a volume never has two writers.
+ */
+public final class SystemInfoSync implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(SystemInfoSync.class.getName());
+    private static final int ATTEMPTS = 3;
+
+    private enum Reason { EVENT, RETRY, RECONCILE }
+
+    private final String sandboxId;
+    private final ActorIdentity identity;
+    private final VolumeAssembler assembler;
+    private final SystemInfoSettings settings;
+    private final SystemInfoMetrics metrics;
+    private final List<VolumeState> volumes = new ArrayList<>();
+    private final ReentrantLock lock = new ReentrantLock();
+    private final Condition wake = lock.newCondition();
+    private boolean closed;
+    private boolean reconcileRequested;
+    private Thread loop;
+
+    SystemInfoSync(String sandboxId, Map<VolumeSpec, VolumeWriter> writers, ActorIdentity identity,
+                   VolumeAssembler assembler, SourceWatcher watcher, SystemInfoSettings settings, SystemInfoMetrics metrics) {
+        this.sandboxId = sandboxId;
+        this.identity = identity;
+        this.assembler = assembler;
+        this.settings = settings;
+        this.metrics = metrics;
+        writers.forEach((spec, writer) -> {
+            VolumeState state = new VolumeState(spec, writer);
+            state.watch = watcher.newHandle(() -> sourceChanged(state));
+            volumes.add(state);
+        });
+    }
+
+    /** Starts syncing; the first pass reconciles every volume at once (changes made while it was stopped). */
+    public void start() {
+        lock.lock();
+        try {
+            if (loop != null || closed) {
+                throw new IllegalStateException("sandbox " + sandboxId + ": system-info sync was already started");
+            }
+            reconcileRequested = true;
+            loop = Thread.ofVirtual().name("systeminfo-sync-" + sandboxId).start(this::run);
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Asks for a reconciliation pass now instead of at the next interval. */
+    public void reconcileNow() {
+        lock.lock();
+        try {
+            reconcileRequested = true;
+            wake.signalAll();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** The volumes whose last sync failed, with the reason; empty when all are in step with their sources. */
+    public Map<String, String> failingVolumes() {
+        lock.lock();
+        try {
+            Map<String, String> out = new LinkedHashMap<>();
+            volumes.stream().filter(v -> v.failure != null).forEach(v -> out.put(v.spec.name(), v.failure));
+            return out;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /**
+     * Stops syncing and waits for a commit in progress to finish, so nothing is written after
+     * this returns (the VM may be saved from then on). Idempotent.
+     */
+    @Override
+    public void close() {
+        Thread running;
+        lock.lock();
+        try {
+            closed = true;
+            wake.signalAll();
+            running = loop;
+        } finally {
+            lock.unlock();
+        }
+        volumes.forEach(v -> v.watch.close());
+        if (running != null) {
+            boolean interrupted = false;
+            while (running.isAlive()) {
+                try {
+                    running.join();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
+    }
+
+    private void sourceChanged(VolumeState volume) {
+        lock.lock();
+        try {
+            if (volume.dirtySince == 0) {
+                volume.dirtySince = System.nanoTime();
+                wake.signalAll();
+            }
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void run() {
+        long nextReconcile = System.nanoTime() + settings.reconcileInterval().toNanos();
+        while (true) {
+            Map<VolumeState, Task> due = new LinkedHashMap<>();
+            lock.lock();
+            try {
+                while (!closed) {
+                    long now = System.nanoTime();
+                    if (reconcileRequested || now - nextReconcile >= 0) {
+                        reconcileRequested = false;
+                        nextReconcile = now + settings.reconcileInterval().toNanos();
+                        volumes.forEach(v -> due.put(v, new Task(Reason.RECONCILE, v.dirtySince)));
+                    }
+                    long wakeAt = nextReconcile;
+                    for (VolumeState v : volumes) {
+                        if (v.dirtySince != 0) {
+                            long at = v.dirtySince + settings.coalesceWindow().toNanos();
+                            if (now - at >= 0) {
+                                due.putIfAbsent(v, new Task(Reason.EVENT, v.dirtySince));
+                            } else {
+                                wakeAt = earlier(wakeAt, at);
+                            }
+                        }
+                        if (v.failure != null) {
+                            if (now - v.nextRetry >= 0) {
+                                due.putIfAbsent(v, new Task(Reason.RETRY, 0));
+                            } else {
+                                wakeAt = earlier(wakeAt, v.nextRetry);
+                            }
+                        }
+                    }
+                    if (!due.isEmpty()) {
+                        // events from here on mark the volume again: they may be newer than the read below
+                        due.keySet().forEach(v -> v.dirtySince = 0);
+                        break;
+                    }
+                    wake.awaitNanos(Math.max(wakeAt - now, TimeUnit.MILLISECONDS.toNanos(1)));
+                }
+                if (closed) {
+                    return;
+                }
+            } catch (InterruptedException e) {
+                return;
+            } finally {
+                lock.unlock();
+            }
+            due.forEach(this::sync);
+        }
+    }
+
+    private static long earlier(long a, long b) {
+        return a - b <= 0 ? a : b;
+    }
+
+    private record Task(Reason reason, long observedAt) {}
+
+    private void sync(VolumeState volume, Task task) {
+        Exception last = null;
+        for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
+            try {
+                syncOnce(volume, task);
+                recovered(volume);
+                return;
+            } catch (SourceException | IOException | RuntimeException e) {
+                last = e; // a kubelet update may delete what was just listed: read again
+            }
+        }
+        failed(volume, last);
+    }
+
+    private void syncOnce(VolumeState volume, Task task) throws SourceException, IOException {
+        VolumeAssembler.Assembly assembly = assembler.assemble(volume.spec, identity, Optional.empty());
+        volume.watch.watch(assembly.watchDirs());
+        if (!assembly.failures().isEmpty()) {
+            throw new SourceException(assembly.failures().getFirst().toString());
+        }
+        String digest = ContentDigest.of(assembly.content());
+        boolean checkDisk = task.reason() == Reason.RECONCILE || volume.lastDigest == null;
+        boolean upToDate = checkDisk ? volume.writer.holds(assembly.content(), digest) : digest.equals(volume.lastDigest);
+        if (!upToDate) {
+            volume.writer.commitWhileRunning(assembly.content());
+            metrics.committed(volume.spec.name());
+            if (task.observedAt() != 0) {
+                metrics.observeLag((System.nanoTime() - task.observedAt()) / 1e9);
+            }
+            if (task.reason() == Reason.RECONCILE) {
+                metrics.repaired(volume.spec.name());
+                LOG.log(System.Logger.Level.INFO, "sandbox {0} volume {1}: reconciliation repaired a difference from its source",
+                        sandboxId, volume.spec.name());
+            }
+        }
+        volume.lastDigest = digest;
+    }
+
+    private void recovered(VolumeState volume) {
+        lock.lock();
+        try {
+            if (volume.failure != null) {
+                LOG.log(System.Logger.Level.INFO, "sandbox {0} volume {1}: in step with its source again", sandboxId, volume.spec.name());
+            }
+            volume.failure = null;
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    private void failed(VolumeState volume, Exception e) {
+        metrics.failed(volume.spec.name());
+        String message = Objects.toString(e.getMessage(), e.toString());
+        lock.lock();
+        try {
+            if (!message.equals(volume.failure)) {
+                LOG.log(System.Logger.Level.WARNING, "sandbox {0} volume {1}: keeping the last good generation: {2}",
+                        sandboxId, volume.spec.name(), message);
+            }
+            volume.failure = message;
+            volume.nextRetry = System.nanoTime() + settings.retryInterval().toNanos();
+        } finally {
+            lock.unlock();
+        }
+    }
+
+    /** Mutable state of one volume; fields guarded by {@code lock} except those only the loop touches. */
+    private static final class VolumeState {
+        final VolumeSpec spec;
+        final VolumeWriter writer;
+        SourceWatcher.Handle watch;
+        long dirtySince; // 0 = clean
+        long nextRetry;
+        String failure; // null = healthy
+        String lastDigest; // loop thread only
+
+        VolumeState(VolumeSpec spec, VolumeWriter writer) {
+            this.spec = spec;
+            this.writer = writer;
+        }
+    }
+}
