@@ -1,0 +1,72 @@
+package dev.ateom.snapshot;
+
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.nio.file.Path;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
+
+/**
+ * The durable share as a tar archive: regular files (sparse ones stay sparse), directories incl.
+ * empty ones, symlinks (never followed), hard links (content stored once), modes, uid/gid, mtimes
+ * (ns), user.* xattrs, long and non-ASCII names (PAX). Fifos, sockets and device nodes are skipped
+ * on create and refused on extract.
+ */
+public final class DurableArchive {
+    private DurableArchive() {
+    }
+
+    /** Writes {@code root} into {@code archive} (must not exist; fsynced when done; removed on failure). */
+    public static ArchiveSummary create(Path root, Path archive, ArchiveCompression compression, ArchiveProgress progress)
+            throws IOException {
+        return new DurableArchiveWriter(root, progress).write(archive, compression);
+    }
+
+    public static ArchiveSummary create(Path root, Path archive) throws IOException {
+        return create(root, archive, ArchiveCompression.NONE, ArchiveProgress.NONE);
+    }
+
+    /**
+     * Extracts {@code archive} so that {@code target} appears complete or not at all. Without
+     * {@link ExtractOptions#replaceExisting()} the target must not exist; with it an existing
+     * target is swapped out atomically (for resuming a sandbox into its own durable dir).
+     *
+     * @throws UnsafeArchiveEntryException naming the first refused entry; nothing is left behind
+     */
+    public static ArchiveSummary extract(Path archive, Path target, ExtractOptions options) throws IOException {
+        return new SafeExtractor(options).extract(archive, target);
+    }
+
+    public static ArchiveSummary extract(Path archive, Path target) throws IOException {
+        return extract(archive, target, ExtractOptions.DEFAULT);
+    }
+
+    /** Reads the whole archive (so a truncated or corrupt one fails), handing each entry's content to the visitor. */
+    public static ArchiveSummary scan(Path archive, EntryVisitor visitor) throws IOException {
+        long entries = 0;
+        long bytes = 0;
+        try (TarArchiveInputStream in = ArchiveReader.open(archive)) {
+            TarArchiveEntry entry;
+            while ((entry = in.getNextEntry()) != null) {
+                long realSize = entry.getExtraPaxHeaders().containsKey(ArchiveFormat.SPARSE_REALSIZE)
+                        ? Long.parseLong(entry.getExtraPaxHeaders().get(ArchiveFormat.SPARSE_REALSIZE))
+                        : entry.isSparse() ? entry.getRealSize() : entry.getSize();
+                ArchiveEntryInfo info = new ArchiveEntryInfo(entry.getName(), (char) entry.getLinkFlag(), realSize, entry.getLinkName());
+                visitor.visit(info, in);
+                in.transferTo(OutputStream.nullOutputStream()); // read to the end: a truncated archive fails here
+                bytes += entry.getSize();
+                entries++;
+            }
+        }
+        return new ArchiveSummary(entries, bytes, 0);
+    }
+
+    /** Sees one entry; may read its content (for a sparse file: its data extents back to back). */
+    @FunctionalInterface
+    public interface EntryVisitor {
+        EntryVisitor NONE = (info, content) -> { };
+
+        void visit(ArchiveEntryInfo info, InputStream content) throws IOException;
+    }
+}

@@ -1,0 +1,102 @@
+package dev.ateom.snapshot;
+
+import com.sun.jna.LastErrorException;
+import java.io.IOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** A raw file descriptor for the calls that need one (extents, hole punching, cloning, syncfs). */
+final class NativeFile implements AutoCloseable {
+    private final Path path;
+    private final int fd;
+
+    private NativeFile(Path path, int fd) {
+        this.path = path;
+        this.fd = fd;
+    }
+
+    static NativeFile openReadOnly(Path path) throws IOException {
+        return open(path, LibC.O_RDONLY);
+    }
+
+    static NativeFile openReadWrite(Path path) throws IOException {
+        return open(path, LibC.O_RDWR);
+    }
+
+    static NativeFile openDirectory(Path path) throws IOException {
+        return open(path, LibC.O_RDONLY | LibC.O_DIRECTORY);
+    }
+
+    private static NativeFile open(Path path, int flags) throws IOException {
+        try {
+            return new NativeFile(path, LibC.INSTANCE.open(path.toString(), flags | LibC.O_CLOEXEC | LibC.O_NOFOLLOW, 0));
+        } catch (LastErrorException e) {
+            throw failure("open", path, e);
+        }
+    }
+
+    /** Data extents in file order, found with SEEK_DATA/SEEK_HOLE; holes are everything else. */
+    List<Extent> dataExtents() throws IOException {
+        List<Extent> extents = new ArrayList<>();
+        long position = 0;
+        while (true) {
+            long dataStart;
+            try {
+                dataStart = LibC.INSTANCE.lseek(fd, position, LibC.SEEK_DATA);
+            } catch (LastErrorException e) {
+                if (e.getErrorCode() == LibC.ENXIO) {
+                    return extents; // no data at or after position
+                }
+                throw failure("lseek(SEEK_DATA)", path, e);
+            }
+            long holeStart;
+            try {
+                holeStart = LibC.INSTANCE.lseek(fd, dataStart, LibC.SEEK_HOLE);
+            } catch (LastErrorException e) {
+                throw failure("lseek(SEEK_HOLE)", path, e);
+            }
+            extents.add(new Extent(dataStart, holeStart - dataStart));
+            position = holeStart;
+        }
+    }
+
+    void punchHole(long offset, long length) throws IOException {
+        try {
+            LibC.INSTANCE.fallocate(fd, LibC.FALLOC_FL_PUNCH_HOLE | LibC.FALLOC_FL_KEEP_SIZE, offset, length);
+        } catch (LastErrorException e) {
+            throw failure("fallocate(PUNCH_HOLE) at " + offset + "+" + length + " of", path, e);
+        }
+    }
+
+    /** Makes this file share source's extents; false when the filesystem cannot (ext4, tmpfs, across filesystems). */
+    boolean tryCloneFrom(NativeFile source) {
+        try {
+            LibC.INSTANCE.ioctl(fd, LibC.FICLONE, source.fd);
+            return true;
+        } catch (LastErrorException e) {
+            return false;
+        }
+    }
+
+    void syncFilesystem() throws IOException {
+        try {
+            LibC.INSTANCE.syncfs(fd);
+        } catch (LastErrorException e) {
+            throw failure("syncfs", path, e);
+        }
+    }
+
+    @Override
+    public void close() {
+        try {
+            LibC.INSTANCE.close(fd);
+        } catch (LastErrorException ignored) {
+            // close errors on a descriptor we only read or punched carry no data loss
+        }
+    }
+
+    static IOException failure(String call, Path path, LastErrorException e) {
+        return new IOException(call + " " + path + " failed: errno " + e.getErrorCode() + " (" + e.getMessage() + ")");
+    }
+}

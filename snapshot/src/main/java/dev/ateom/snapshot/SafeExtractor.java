@@ -1,0 +1,284 @@
+package dev.ateom.snapshot;
+
+import com.sun.jna.LastErrorException;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.FileAlreadyExistsException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.BasicFileAttributeView;
+import java.nio.file.attribute.FileTime;
+import java.nio.file.attribute.UserDefinedFileAttributeView;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
+import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
+import org.apache.commons.compress.archivers.tar.TarConstants;
+
+/**
+ * Extracts a tar archive into a directory that appears only when complete: everything goes into a
+ * fresh sibling temp dir, which is renamed to the target at the end (or exchanged with it), and is
+ * deleted on any failure. Entries that could escape the tree or create special files are refused
+ * with the entry named; since the temp dir is new and only this code writes into it, tracking what
+ * was extracted is enough to know that no parent is a symlink.
+ */
+final class SafeExtractor {
+    private static final System.Logger LOG = System.getLogger(SafeExtractor.class.getName());
+    private static final LinkOption[] NO_FOLLOW = {LinkOption.NOFOLLOW_LINKS};
+    private static final int BUFFER = 1 << 20;
+    private static final long PROGRESS_EVERY_BYTES = 16L << 20;
+
+    private enum Kind { DIRECTORY, IMPLICIT_DIRECTORY, FILE, SYMLINK }
+
+    private record Attributes(int mode, long uid, long gid, FileTime mtime) {
+        static Attributes of(TarArchiveEntry entry) {
+            return new Attributes(entry.getMode() & 07777, entry.getLongUserId(), entry.getLongGroupId(), ArchiveFormat.mtime(entry));
+        }
+    }
+
+    private record DeferredDirectory(Path path, Attributes attributes) {
+    }
+
+    private final ExtractOptions options;
+    private final Map<String, Kind> extracted = new HashMap<>();
+    private final List<DeferredDirectory> directories = new ArrayList<>();
+    private final byte[] buffer = new byte[BUFFER];
+    private Path tree;
+    private long entries;
+    private long contentBytes;
+    private long nextProgressAt = PROGRESS_EVERY_BYTES;
+
+    SafeExtractor(ExtractOptions options) {
+        this.options = options;
+    }
+
+    ArchiveSummary extract(Path archive, Path target) throws IOException {
+        Path absoluteTarget = target.toAbsolutePath().normalize();
+        Path parent = absoluteTarget.getParent();
+        boolean targetExists = Files.exists(absoluteTarget, NO_FOLLOW);
+        if (targetExists && !options.replaceExisting()) {
+            throw new FileAlreadyExistsException(absoluteTarget.toString(), null, "extraction target exists");
+        }
+        if (targetExists && !Files.isDirectory(absoluteTarget, NO_FOLLOW)) {
+            throw new IOException("extraction target " + absoluteTarget + " exists and is not a directory");
+        }
+        tree = parent.resolve("." + absoluteTarget.getFileName() + ".extract-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        Files.createDirectory(tree);
+        boolean done = false;
+        try {
+            try (TarArchiveInputStream in = ArchiveReader.open(archive)) {
+                TarArchiveEntry entry;
+                while ((entry = in.getNextEntry()) != null) {
+                    extractEntry(entry, in);
+                    entries++;
+                    options.progress().onProgress(contentBytes, entries);
+                }
+            }
+            for (int i = directories.size() - 1; i >= 0; i--) {
+                applyAttributes(directories.get(i).path(), directories.get(i).attributes(), false);
+            }
+            if (options.syncToDisk()) {
+                try (NativeFile dir = NativeFile.openDirectory(tree)) {
+                    dir.syncFilesystem();
+                }
+            }
+            moveIntoPlace(absoluteTarget, targetExists);
+            done = true;
+        } finally {
+            if (!done) {
+                TreeDeleter.delete(tree);
+            }
+        }
+        return new ArchiveSummary(entries, contentBytes, 0);
+    }
+
+    private void moveIntoPlace(Path target, boolean targetExists) throws IOException {
+        if (!targetExists) {
+            Files.move(tree, target, StandardCopyOption.ATOMIC_MOVE);
+        } else {
+            try {
+                LibC.INSTANCE.renameat2(LibC.AT_FDCWD, tree.toString(), LibC.AT_FDCWD, target.toString(), LibC.RENAME_EXCHANGE);
+            } catch (LastErrorException e) {
+                throw NativeFile.failure("renameat2(RENAME_EXCHANGE) with " + tree + " of", target, e);
+            }
+            TreeDeleter.delete(tree); // the old tree now lives at the temp name
+        }
+        Fsync.directory(target.getParent());
+    }
+
+    private void extractEntry(TarArchiveEntry entry, TarArchiveInputStream in) throws IOException {
+        String raw = entry.getName();
+        String name = EntryName.normalize(raw);
+        byte type = entry.getLinkFlag();
+        boolean directory = type == TarConstants.LF_DIR
+                || (raw.endsWith("/") && (type == TarConstants.LF_NORMAL || type == TarConstants.LF_OLDNORM));
+        if (name.isEmpty()) {
+            if (!directory) {
+                throw new UnsafeArchiveEntryException(raw, "the archive root must be a directory");
+            }
+            if (extracted.put("", Kind.DIRECTORY) != null) {
+                throw new UnsafeArchiveEntryException(raw, "archive root appears twice");
+            }
+            applyXattrs(tree, entry);
+            directories.add(new DeferredDirectory(tree, Attributes.of(entry)));
+            return;
+        }
+        Kind existing = extracted.get(name);
+        if (existing != null && !(existing == Kind.IMPLICIT_DIRECTORY && directory)) {
+            throw new UnsafeArchiveEntryException(raw, "collides with an earlier entry named '" + name + "' after normalisation");
+        }
+        ensureParents(raw, name);
+        Path path = tree.resolve(name);
+        if (directory) {
+            if (existing == null) {
+                Files.createDirectory(path);
+            }
+            extracted.put(name, Kind.DIRECTORY);
+            applyXattrs(path, entry);
+            directories.add(new DeferredDirectory(path, Attributes.of(entry)));
+            return;
+        }
+        switch (type) {
+            case TarConstants.LF_NORMAL, TarConstants.LF_OLDNORM, TarConstants.LF_CONTIG, TarConstants.LF_GNUTYPE_SPARSE -> {
+                writeRegular(entry, in, path, raw);
+                extracted.put(name, Kind.FILE);
+                applyXattrs(path, entry);
+                applyAttributes(path, Attributes.of(entry), false);
+            }
+            case TarConstants.LF_SYMLINK -> {
+                if (entry.getLinkName().isEmpty()) {
+                    throw new UnsafeArchiveEntryException(raw, "symlink with an empty target");
+                }
+                Files.createSymbolicLink(path, Path.of(entry.getLinkName()));
+                extracted.put(name, Kind.SYMLINK);
+                applyAttributes(path, Attributes.of(entry), true);
+            }
+            case TarConstants.LF_LINK -> {
+                String linkTarget = normalizeLinkTarget(raw, entry.getLinkName());
+                if (extracted.get(linkTarget) != Kind.FILE) {
+                    throw new UnsafeArchiveEntryException(raw, "hard link target '" + entry.getLinkName()
+                            + "' is not a regular file extracted earlier");
+                }
+                Files.createLink(path, tree.resolve(linkTarget));
+                extracted.put(name, Kind.FILE);
+            }
+            case TarConstants.LF_CHR -> throw new UnsafeArchiveEntryException(raw, "character device node");
+            case TarConstants.LF_BLK -> throw new UnsafeArchiveEntryException(raw, "block device node");
+            case TarConstants.LF_FIFO -> throw new UnsafeArchiveEntryException(raw, "fifo");
+            default -> throw new UnsafeArchiveEntryException(raw, "unsupported entry type '" + (char) type + "'");
+        }
+    }
+
+    private static String normalizeLinkTarget(String raw, String linkName) throws UnsafeArchiveEntryException {
+        try {
+            return EntryName.normalize(linkName);
+        } catch (UnsafeArchiveEntryException e) {
+            throw new UnsafeArchiveEntryException(raw, "hard link target '" + linkName + "': " + e.getMessage());
+        }
+    }
+
+    /** Creates missing parents; refuses a parent that is a symlink or a file. */
+    private void ensureParents(String raw, String name) throws IOException {
+        int slash = -1;
+        while ((slash = name.indexOf('/', slash + 1)) >= 0) {
+            String ancestor = name.substring(0, slash);
+            Kind kind = extracted.get(ancestor);
+            if (kind == null) {
+                Files.createDirectory(tree.resolve(ancestor));
+                extracted.put(ancestor, Kind.IMPLICIT_DIRECTORY);
+            } else if (kind == Kind.SYMLINK) {
+                throw new UnsafeArchiveEntryException(raw, "would pass through the symlink '" + ancestor + "'");
+            } else if (kind == Kind.FILE) {
+                throw new UnsafeArchiveEntryException(raw, "parent '" + ancestor + "' is not a directory");
+            }
+        }
+    }
+
+    private void writeRegular(TarArchiveEntry entry, TarArchiveInputStream in, Path path, String raw) throws IOException {
+        Map<String, String> pax = entry.getExtraPaxHeaders();
+        String map = pax.get(ArchiveFormat.SPARSE_MAP);
+        try (FileChannel out = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+            if (map == null) {
+                copy(in, out, 0, entry.isSparse() ? entry.getRealSize() : entry.getSize(), raw);
+                return;
+            }
+            long realSize = parseRealSize(raw, pax.get(ArchiveFormat.SPARSE_REALSIZE));
+            for (Extent extent : ArchiveFormat.decodeMap(raw, map, realSize, entry.getSize())) {
+                copy(in, out, extent.offset(), extent.length(), raw);
+            }
+            if (out.size() < realSize) {
+                SparseCopy.extendTo(path, realSize);
+            }
+        }
+    }
+
+    private static long parseRealSize(String raw, String value) throws UnsafeArchiveEntryException {
+        try {
+            long size = Long.parseLong(value == null ? "" : value);
+            if (size < 0) {
+                throw new NumberFormatException("negative");
+            }
+            return size;
+        } catch (NumberFormatException e) {
+            throw new UnsafeArchiveEntryException(raw, "sparse entry with a bad real size '" + value + "'");
+        }
+    }
+
+    private void copy(TarArchiveInputStream in, FileChannel out, long position, long length, String raw) throws IOException {
+        long done = 0;
+        while (done < length) {
+            int read = in.read(buffer, 0, (int) Math.min(buffer.length, length - done));
+            if (read < 0) {
+                throw new IOException("archive entry '" + raw + "' ended after " + done + " of " + length + " bytes");
+            }
+            ByteBuffer chunk = ByteBuffer.wrap(buffer, 0, read);
+            while (chunk.hasRemaining()) {
+                out.write(chunk, position + done + chunk.position());
+            }
+            done += read;
+            contentBytes += read;
+            if (contentBytes >= nextProgressAt) {
+                nextProgressAt = contentBytes + PROGRESS_EVERY_BYTES;
+                options.progress().onProgress(contentBytes, entries);
+            }
+        }
+    }
+
+    private static void applyAttributes(Path path, Attributes attributes, boolean symlink) throws IOException {
+        // chown before chmod: chown clears setuid/setgid
+        Files.setAttribute(path, "unix:uid", (int) attributes.uid(), NO_FOLLOW);
+        Files.setAttribute(path, "unix:gid", (int) attributes.gid(), NO_FOLLOW);
+        if (!symlink) {
+            Files.setAttribute(path, "unix:mode", attributes.mode(), NO_FOLLOW);
+        }
+        Files.getFileAttributeView(path, BasicFileAttributeView.class, NO_FOLLOW).setTimes(attributes.mtime(), null, null);
+    }
+
+    private static void applyXattrs(Path path, TarArchiveEntry entry) throws IOException {
+        UserDefinedFileAttributeView view = null;
+        for (Map.Entry<String, String> header : entry.getExtraPaxHeaders().entrySet()) {
+            Optional<Map.Entry<String, byte[]>> xattr = ArchiveFormat.decodeXattr(header.getKey(), header.getValue());
+            if (xattr.isEmpty()) {
+                continue;
+            }
+            String name = xattr.get().getKey();
+            if (!name.startsWith("user.")) {
+                LOG.log(Level.WARNING, "not restored: xattr {0} of {1} (only user.* xattrs are restored)", name, entry.getName());
+                continue;
+            }
+            if (view == null) {
+                view = Files.getFileAttributeView(path, UserDefinedFileAttributeView.class, NO_FOLLOW);
+            }
+            view.write(name.substring("user.".length()), ByteBuffer.wrap(xattr.get().getValue()));
+        }
+    }
+}
