@@ -154,9 +154,7 @@ public final class VirtiofsdProcess {
 
     private void exited(OptionalInt status) {
         try {
-            for (ProcessHandle descendant : descendants) {
-                if (descendant.isAlive()) descendant.destroyForcibly();
-            }
+            killOrphanedDescendants();
             removeLeftoverFiles();
             VirtiofsdExit result = VirtiofsdExit.classify(stopRequested.get(), status, logTail());
             launcher.forget(this);
@@ -168,6 +166,28 @@ public final class VirtiofsdProcess {
             exit.complete(result);
         } catch (RuntimeException e) {
             exit.completeExceptionally(e);
+        }
+    }
+
+    /**
+     * The namespace-sandbox child normally dies with its parent (virtiofsd gives it a parent-death signal), but
+     * asynchronously: make sure it is gone before anyone is told this share has exited.
+     */
+    private void killOrphanedDescendants() {
+        for (ProcessHandle descendant : descendants) {
+            if (descendant.isAlive()) descendant.destroyForcibly();
+        }
+        long deadline = System.nanoTime() + KILL_WAIT.toNanos();
+        for (ProcessHandle descendant : descendants) {
+            while (descendant.isAlive() && LinuxProcess.read(descendant.pid()).filter(p -> !p.isZombie()).isPresent()
+                    && System.nanoTime() < deadline) {
+                try {
+                    Thread.sleep(2);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
         }
     }
 
