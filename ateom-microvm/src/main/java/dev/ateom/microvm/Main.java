@@ -6,7 +6,8 @@ import picocli.CommandLine.Command;
 
 /** The {@code ateom} command: {@code ateom daemon} runs the daemon; the other subcommands talk to one. */
 @Command(name = "ateom", mixinStandardHelpOptions = true, version = "ateom 0.1.0",
-        description = "Sandboxes as Cloud Hypervisor micro-VMs, suspended and resumed.")
+        description = "Sandboxes as Cloud Hypervisor micro-VMs, suspended and resumed.",
+        footer = {"", "Exit codes: 0 ok, 1 API error, 2 usage, 3 daemon unreachable, 4 not found, 5 conflict (wrong state)."})
 public final class Main implements Runnable {
 
     @CommandLine.Spec
@@ -19,6 +20,7 @@ public final class Main implements Runnable {
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
         cl.addSubcommand("daemon", DaemonCommand.create());
+        dev.ateom.microvm.cli.ClientCommands.addTo(cl);
         return cl;
     }
 

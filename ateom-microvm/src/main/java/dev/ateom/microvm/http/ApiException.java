@@ -10,6 +10,7 @@ public class ApiException extends RuntimeException {
     private final String title;
     private final String sandboxId;
     private final String state;
+    private final java.util.List<Problem.FieldError> errors;
 
     public ApiException(int status, String type, String title, String detail) {
         this(status, type, title, detail, null, null, null);
@@ -22,6 +23,28 @@ public class ApiException extends RuntimeException {
         this.title = title;
         this.sandboxId = sandboxId;
         this.state = state;
+        this.errors = java.util.List.of();
+    }
+
+    private ApiException(String detail, java.util.List<Problem.FieldError> errors) {
+        super(detail);
+        this.status = 400;
+        this.type = "invalid-spec";
+        this.title = "Invalid sandbox spec";
+        this.sandboxId = null;
+        this.state = null;
+        this.errors = java.util.List.copyOf(errors);
+    }
+
+    /** 400 listing every invalid field; the detail is the first one, so a reader sees a reason at once. */
+    public static ApiException invalidFields(java.util.List<Problem.FieldError> errors) {
+        String detail = errors.getFirst().field() + ": " + errors.getFirst().reason()
+                + (errors.size() > 1 ? " (and " + (errors.size() - 1) + " more, see errors)" : "");
+        return new ApiException(detail, errors);
+    }
+
+    public static ApiException conflict(String sandboxId, String state, String detail) {
+        return new ApiException(409, "invalid-state", "Operation not allowed in this state", detail, sandboxId, state, null);
     }
 
     public static ApiException badRequest(String detail) {
@@ -43,4 +66,6 @@ public class ApiException extends RuntimeException {
     public String sandboxId() { return sandboxId; }
 
     public String state() { return state; }
+
+    public java.util.List<Problem.FieldError> errors() { return errors; }
 }

@@ -55,7 +55,7 @@ public final class RequestBodies {
     }
 
     private static ApiException invalidField(String field, String reason) {
-        return new ApiException(400, "invalid-spec", "Invalid field", (field.isEmpty() ? "body" : field) + ": " + reason);
+        return ApiException.invalidFields(java.util.List.of(new Problem.FieldError(field.isEmpty() ? "body" : field, reason)));
     }
 
     /** {@code volumes[0].sources[1].path}, from Jackson's reference chain. */

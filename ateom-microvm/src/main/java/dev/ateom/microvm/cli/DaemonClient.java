@@ -1,0 +1,83 @@
+package dev.ateom.microvm.cli;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+
+import java.io.IOException;
+import java.net.ConnectException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.time.Duration;
+
+/** The CLI's HTTP client: adds the bearer token, turns problem documents into {@link ClientException}s. */
+final class DaemonClient {
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private final ClientOptions options;
+    private final HttpClient http = HttpClient.newBuilder().connectTimeout(Duration.ofSeconds(5)).build();
+
+    DaemonClient(ClientOptions options) { this.options = options; }
+
+    JsonNode get(String path) { return send("GET", path, null); }
+
+    JsonNode post(String path, String jsonBody) { return send("POST", path, jsonBody); }
+
+    JsonNode delete(String path) { return send("DELETE", path, null); }
+
+    private JsonNode send(String method, String path, String body) {
+        String token;
+        try {
+            token = Files.readString(options.tokenFile).strip();
+        } catch (IOException e) {
+            throw new ClientException(ExitCodes.UNREACHABLE, "cannot read token file " + options.tokenFile + ": " + e.getMessage()
+                    + " (use --token-file or ATEOM_TOKEN_FILE)");
+        }
+        HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(options.url.replaceAll("/+$", "") + path))
+                .header("Authorization", "Bearer " + token)
+                .timeout(Duration.ofMinutes(10));
+        if (body != null) {
+            req.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(body));
+        } else {
+            req.method(method, HttpRequest.BodyPublishers.noBody());
+        }
+        HttpResponse<String> res;
+        try {
+            res = http.send(req.build(), HttpResponse.BodyHandlers.ofString());
+        } catch (ConnectException e) {
+            throw new ClientException(ExitCodes.UNREACHABLE, "cannot reach the ateom daemon at " + options.url
+                    + " (is it running? set --url or ATEOM_URL)");
+        } catch (IOException e) {
+            throw new ClientException(ExitCodes.UNREACHABLE, "request to " + options.url + " failed: " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ClientException(ExitCodes.API_ERROR, "interrupted");
+        }
+        JsonNode json = parse(res.body());
+        if (res.statusCode() >= 400) {
+            throw new ClientException(ExitCodes.forStatus(res.statusCode()), describeProblem(res.statusCode(), json, res.body()), json);
+        }
+        return json;
+    }
+
+    private static JsonNode parse(String body) {
+        if (body == null || body.isBlank()) return JSON.createObjectNode();
+        try {
+            return JSON.readTree(body);
+        } catch (IOException e) {
+            return JSON.getNodeFactory().textNode(body);
+        }
+    }
+
+    private static String describeProblem(int status, JsonNode problem, String raw) {
+        if (!problem.has("title")) return "HTTP " + status + ": " + raw;
+        StringBuilder out = new StringBuilder(problem.path("title").asText()).append(" (HTTP ").append(status).append(")");
+        if (problem.hasNonNull("detail")) out.append(": ").append(problem.get("detail").asText());
+        for (JsonNode error : problem.path("errors")) {
+            out.append("\n  ").append(error.path("field").asText()).append(": ").append(error.path("reason").asText());
+        }
+        if (problem.hasNonNull("state")) out.append("\n  sandbox state: ").append(problem.get("state").asText());
+        return out.toString();
+    }
+}

@@ -1,0 +1,36 @@
+package dev.ateom.microvm.runtime;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.function.Supplier;
+
+/** Times the named steps of one operation, in order, for the API answer and the logs. */
+public final class StepTimer {
+    private final Map<String, Long> millis = new LinkedHashMap<>();
+    private final long start = System.nanoTime();
+
+    public <T> T step(String name, Supplier<T> work) {
+        long t0 = System.nanoTime();
+        try {
+            return work.get();
+        } finally {
+            millis.merge(name, (System.nanoTime() - t0) / 1_000_000, Long::sum);
+        }
+    }
+
+    public void run(String name, Runnable work) {
+        step(name, () -> {
+            work.run();
+            return null;
+        });
+    }
+
+    /** The steps so far plus {@code total}. */
+    public Map<String, Long> timings() {
+        Map<String, Long> out = new LinkedHashMap<>(millis);
+        out.put("total", (System.nanoTime() - start) / 1_000_000);
+        return out;
+    }
+
+    public double elapsedSeconds() { return (System.nanoTime() - start) / 1e9; }
+}
