@@ -19,7 +19,7 @@ public enum ConfigOption {
     VHOST_DEVICE_VSOCK("vhost-device-vsock", "vhost-device-vsock", "Path of vhost-device-vsock (only used by the QEMU-backed CHV stand-in in tests)."),
     SYNC_RECONCILE_SECONDS("sync-reconcile-seconds", "60", "Period of the checksum pass that repairs system-info volumes an inotify event missed."),
     MAX_REQUEST_BYTES("max-request-bytes", "1048576", "Largest request body the API accepts (413 above)."),
-    CHILDREN_DIE_WITH_DAEMON("children-die-with-daemon", "false",
+    CHILDREN_DIE_WITH_DAEMON("children-die-with-daemon", "true",
             "true: CHV and virtiofsd get SIGKILL when the daemon dies. false: they keep running and a restarted daemon adopts them."),
     LOG_LEVEL("log-level", "INFO", "One of ERROR, WARNING, INFO, DEBUG, TRACE. Logs are JSON lines on stderr."),
     CONFIG("config", "/etc/ateom/ateom.yaml", "YAML file with any of these keys (flag names); missing file is fine unless named explicitly.");
