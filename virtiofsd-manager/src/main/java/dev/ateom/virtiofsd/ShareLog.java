@@ -59,23 +59,34 @@ public record ShareLog(Path file, long maxBytes, int keep) {
 
     /**
      * The last lines written at or after {@code offset}. When the file was rotated since (it is now smaller than
-     * offset), the whole current file is read instead.
+     * offset), the newest rotated generation from offset on is read first, then the whole current file.
      */
     public List<String> linesSince(long offset, int maxLines) {
-        if (!Files.exists(file)) return List.of();
-        try (RandomAccessFile raf = new RandomAccessFile(file.toFile(), "r")) {
+        List<String> lines = new ArrayList<>();
+        long length = size();
+        if (offset > length) {
+            lines.addAll(readLines(generation(1), offset));
+            offset = 0;
+        }
+        lines.addAll(readLines(file, offset));
+        return List.copyOf(lines.subList(Math.max(0, lines.size() - maxLines), lines.size()));
+    }
+
+    private static List<String> readLines(Path path, long offset) {
+        if (!Files.exists(path)) return List.of();
+        try (RandomAccessFile raf = new RandomAccessFile(path.toFile(), "r")) {
             long length = raf.length();
-            long from = offset <= length ? offset : 0;
-            // read at most the last 64 KiB: enough for the last lines of diagnostics
-            from = Math.max(from, length - 64 * 1024);
+            if (offset > length) return List.of();
+            // at most the last 64 KiB: enough for the last lines of diagnostics
+            long from = Math.max(offset, length - 64 * 1024);
             byte[] bytes = new byte[(int) (length - from)];
             raf.seek(from);
             raf.readFully(bytes);
             List<String> lines = new ArrayList<>(Arrays.asList(new String(bytes, StandardCharsets.UTF_8).split("\n")));
             lines.removeIf(String::isBlank);
-            return List.copyOf(lines.subList(Math.max(0, lines.size() - maxLines), lines.size()));
+            return lines;
         } catch (IOException e) {
-            return List.of("(cannot read " + file + ": " + e.getMessage() + ")");
+            return List.of("(cannot read " + path + ": " + e.getMessage() + ")");
         }
     }
 }

@@ -1,0 +1,254 @@
+package dev.ateom.virtiofsd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.BufferedReader;
+import java.io.File;
+import java.io.IOException;
+import java.io.InputStreamReader;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+/** What the daemon needs after its own restart: adopt running virtiofsd, kill leftovers, and the parent-death signal. */
+class AdoptionTest {
+
+    private static Path base;
+    private static VirtiofsdLauncher launcher;
+    private Path shared;
+    private Path run;
+
+    @BeforeAll
+    static void createLauncher() throws IOException {
+        base = Files.createTempDirectory(Path.of("/tmp"), "vfsd-adopt");
+        launcher = TestVirtiofsd.launcher();
+    }
+
+    @AfterAll
+    static void nothingLeaked() throws IOException {
+        launcher.close();
+        assertThat(ProcessLeaks.mentioning(base)).as("processes left behind").isEmpty();
+        assertThat(ProcessLeaks.virtiofsdChildrenOfThisJvm()).as("virtiofsd children of the test JVM").isEmpty();
+        try (var paths = Files.walk(base)) {
+            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+        }
+    }
+
+    @BeforeEach
+    void dirs() throws IOException {
+        Path test = Files.createTempDirectory(base, "t");
+        shared = Files.createDirectories(test.resolve("share"));
+        run = Files.createDirectories(test.resolve("run"));
+    }
+
+    private ShareSpec survivingSpec() {
+        return ShareSpec.inRunDir("sb-adopt", ShareKind.DURABLE, shared, run, ShareOptions.DEFAULT.withDieWithDaemon(false));
+    }
+
+    @Test
+    void adoptsByRecordAndStopsTheAdoptedProcess() throws Exception {
+        ShareProcessRecord record = launcher.start(survivingSpec()).record();
+
+        try (VirtiofsdLauncher restarted = TestVirtiofsd.launcher()) {
+            VirtiofsdProcess adopted = restarted.adopt(record);
+            assertThat(adopted.adopted()).isTrue();
+            assertThat(adopted.pid()).isEqualTo(record.pid());
+            assertThat(adopted.record()).isEqualTo(record);
+            assertThat(restarted.running()).contains(adopted);
+
+            VirtiofsdExit exit = adopted.stop();
+
+            assertThat(exit.reason()).isEqualTo(VirtiofsdExit.Reason.STOPPED);
+            assertThat(LinuxProcess.read(record.pid()).filter(p -> !p.isZombie())).isEmpty();
+            assertThat(record.spec().socketPath()).doesNotExist();
+            assertThat(record.spec().pidFile()).doesNotExist();
+            assertThat(ProcessLeaks.mentioning(run)).as("the sandboxed child is gone too").isEmpty();
+        }
+    }
+
+    @Test
+    void adoptsFromThePidFileAndSeesTheFrontendDisconnect() throws Exception {
+        VirtiofsdProcess original = launcher.start(survivingSpec());
+
+        try (VirtiofsdLauncher restarted = TestVirtiofsd.launcher()) {
+            VirtiofsdProcess adopted = restarted.adoptFromPidFile(survivingSpec());
+            assertThat(adopted.pid()).isEqualTo(original.pid());
+            try (VhostUserFrontend frontend = VhostUserFrontend.connect(adopted.socketPath())) {
+                frontend.getFeatures();
+            }
+            VirtiofsdExit exit = adopted.onExit().get(15, TimeUnit.SECONDS);
+            assertThat(exit.reason()).isEqualTo(VirtiofsdExit.Reason.FRONTEND_DISCONNECTED);
+            assertThat(exit.exitStatus()).as("an adopted process's status is not ours to see").isEmpty();
+        }
+        assertThat(original.onExit().get(5, TimeUnit.SECONDS).reason()).isEqualTo(VirtiofsdExit.Reason.FRONTEND_DISCONNECTED);
+    }
+
+    @Test
+    void refusesAPidThatIsNotThatVirtiofsdAndLeavesItAlone() throws Exception {
+        Process sleeper = new ProcessBuilder("sleep", "30").start();
+        try {
+            ShareProcessRecord wrong = new ShareProcessRecord(survivingSpec(), sleeper.pid(), 0);
+            assertThatThrownBy(() -> launcher.adopt(wrong))
+                    .isInstanceOf(VirtiofsdException.class)
+                    .hasMessageContaining("refusing to adopt pid " + sleeper.pid())
+                    .hasMessageContaining("'sleep 30'");
+            assertThat(launcher.killLeftovers(wrong)).isEmpty();
+            assertThat(sleeper.isAlive()).isTrue();
+        } finally {
+            sleeper.destroyForcibly().waitFor();
+        }
+    }
+
+    @Test
+    void refusesAVirtiofsdOnAnotherSocketAndAReusedPid() {
+        VirtiofsdProcess process = launcher.start(survivingSpec());
+        try {
+            ShareSpec elsewhere = survivingSpec().withSocketPath(run.resolve("other.sock"));
+            assertThatThrownBy(() -> launcher.adopt(new ShareProcessRecord(elsewhere, process.pid(), 0)))
+                    .hasMessageContaining("it is not virtiofsd on " + run.resolve("other.sock"));
+            ShareProcessRecord reused = new ShareProcessRecord(survivingSpec(), process.pid(), process.record().startTicks() + 1);
+            assertThatThrownBy(() -> launcher.adopt(reused)).hasMessageContaining("pid reused");
+            assertThat(process.isAlive()).isTrue();
+        } finally {
+            process.stop();
+        }
+    }
+
+    @Test
+    void refusesAPidThatIsGone() throws Exception {
+        VirtiofsdProcess process = launcher.start(survivingSpec());
+        ShareProcessRecord record = process.record();
+        process.stop();
+        assertThatThrownBy(() -> launcher.adopt(record))
+                .isInstanceOf(VirtiofsdException.class)
+                .hasMessageContaining("cannot adopt virtiofsd pid " + record.pid());
+    }
+
+    @Test
+    void killLeftoversKillsOnlyTheVirtiofsdOnThatSocket() throws Exception {
+        Path socketA = run.resolve("a.sock");
+        Path socketB = run.resolve("b.sock");
+        // left behind by a daemon that died: not started through any launcher
+        Process leftoverA = startBare(socketA);
+        Process leftoverB = startBare(socketB);
+        Process bystander = new ProcessBuilder("sh", "-c", "sleep 30", "sh", "--socket-path=" + socketA).start();
+        try {
+            awaitListening(socketA);
+            awaitListening(socketB);
+
+            List<Long> killed = launcher.killLeftovers(socketA);
+
+            assertThat(killed).contains(leftoverA.pid());
+            assertThat(leftoverA.waitFor(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(ProcessLeaks.mentioning(socketA)).as("sandbox child of A and nothing else matched")
+                    .extracting(LinuxProcess::pid).containsExactly(bystander.pid());
+            assertThat(socketA).doesNotExist();
+            assertThat(ShareSpec.pidFileOf(socketA)).doesNotExist();
+            assertThat(leftoverB.isAlive()).isTrue();
+            assertThat(bystander.isAlive()).isTrue();
+        } finally {
+            bystander.destroyForcibly().waitFor();
+            launcher.killLeftovers(socketB);
+            leftoverB.waitFor(5, TimeUnit.SECONDS);
+        }
+        assertThat(socketB).doesNotExist();
+    }
+
+    @Test
+    void virtiofsdDiesWithTheDaemonWhenAskedTo() throws Exception {
+        Process daemon = startDaemonStandIn(true);
+        long virtiofsd = readPid(daemon);
+        assertThat(LinuxProcess.read(virtiofsd)).isPresent();
+
+        daemon.destroyForcibly().waitFor();
+
+        assertThat(awaitGone(virtiofsd, 5_000)).as("virtiofsd %d gone after the daemon was killed", virtiofsd).isTrue();
+        awaitNoneMentioning(run, 5_000);
+        assertThat(ProcessLeaks.mentioning(run)).isEmpty();
+        launcher.killLeftovers(run.resolve("durable.sock")); // the stale socket and pid file
+    }
+
+    @Test
+    void withoutTheParentDeathSignalVirtiofsdOutlivesTheDaemonAndIsAdoptedByTheNextOne() throws Exception {
+        Process daemon = startDaemonStandIn(false);
+        long virtiofsd = readPid(daemon);
+
+        daemon.destroyForcibly().waitFor();
+        Thread.sleep(300);
+        assertThat(LinuxProcess.read(virtiofsd).filter(p -> !p.isZombie())).as("still running").isPresent();
+
+        ShareSpec spec = ShareSpec.inRunDir("sb-standin", ShareKind.DURABLE, shared, run, ShareOptions.DEFAULT.withDieWithDaemon(false));
+        VirtiofsdProcess adopted = launcher.adoptFromPidFile(spec);
+        assertThat(adopted.pid()).isEqualTo(virtiofsd);
+        try (VhostUserFrontend frontend = VhostUserFrontend.connect(spec.socketPath())) {
+            assertThat(frontend.getFeatures()).isNotZero();
+            assertThat(adopted.stop().reason()).isEqualTo(VirtiofsdExit.Reason.STOPPED);
+        }
+        assertThat(awaitGone(virtiofsd, 5_000)).isTrue();
+        assertThat(ProcessLeaks.mentioning(run)).isEmpty();
+        assertThat(spec.socketPath()).doesNotExist();
+    }
+
+    private Process startBare(Path socket) throws IOException {
+        return new ProcessBuilder(TestVirtiofsd.binaryPath().toString(), "--socket-path=" + socket, "--shared-dir=" + shared,
+                "--sandbox=namespace")
+                .redirectErrorStream(true).redirectOutput(run.resolve(socket.getFileName() + ".log").toFile()).start();
+    }
+
+    private static void awaitListening(Path socket) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + 5_000;
+        while (UnixSocketTable.listeningInodes(socket).isEmpty()) {
+            assertThat(System.currentTimeMillis()).as("%s listening", socket).isLessThan(deadline);
+            Thread.sleep(10);
+        }
+    }
+
+    private Process startDaemonStandIn(boolean dieWithDaemon) throws IOException {
+        String java = ProcessHandle.current().info().command().orElseThrow();
+        String classpath = String.join(File.pathSeparator,
+                codeSource(VirtiofsdProcess.class), codeSource(DaemonStandIn.class));
+        return new ProcessBuilder(java, "-cp", classpath, "-Xshare:auto", "-XX:TieredStopAtLevel=1",
+                DaemonStandIn.class.getName(), TestVirtiofsd.binaryPath().toString(), shared.toString(), run.toString(),
+                Boolean.toString(dieWithDaemon))
+                .redirectError(run.resolve("standin.err").toFile())
+                .start();
+    }
+
+    private static String codeSource(Class<?> type) {
+        try {
+            return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
+        } catch (java.net.URISyntaxException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private long readPid(Process daemon) throws IOException {
+        BufferedReader out = new BufferedReader(new InputStreamReader(daemon.getInputStream(), StandardCharsets.UTF_8));
+        String line = out.readLine();
+        assertThat(line).as("stand-in output; stderr: %s", Files.readString(run.resolve("standin.err"))).startsWith("PID ");
+        return Long.parseLong(line.substring(4).strip());
+    }
+
+    private static boolean awaitGone(long pid, long millis) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + millis;
+        while (System.currentTimeMillis() < deadline) {
+            if (LinuxProcess.read(pid).filter(p -> !p.isZombie()).isEmpty()) return true;
+            Thread.sleep(10);
+        }
+        return false;
+    }
+
+    private static void awaitNoneMentioning(Path dir, long millis) throws InterruptedException {
+        long deadline = System.currentTimeMillis() + millis;
+        while (!ProcessLeaks.mentioning(dir).isEmpty() && System.currentTimeMillis() < deadline) {
+            Thread.sleep(10);
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package dev.ateom.virtiofsd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.FileOutputStream;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class ShareLogTest {
+
+    @TempDir
+    Path dir;
+
+    @Test
+    void rotatesBySizeKeepingTheNewestGenerations() throws IOException {
+        ShareLog log = new ShareLog(dir.resolve("durable.log"), 10, 2);
+        Files.writeString(log.file(), "first generation\n");
+        assertThat(log.rotateIfLarger()).isTrue();
+        Files.writeString(log.file(), "second generation\n");
+        assertThat(log.rotateIfLarger()).isTrue();
+        Files.writeString(log.file(), "third generation\n");
+        assertThat(log.rotateIfLarger()).isTrue();
+        Files.writeString(log.file(), "small\n");
+        assertThat(log.rotateIfLarger()).isFalse();
+
+        assertThat(log.file()).hasContent("small");
+        assertThat(log.generation(1)).hasContent("third generation");
+        assertThat(log.generation(2)).hasContent("second generation");
+        assertThat(log.generation(3)).doesNotExist();
+    }
+
+    @Test
+    void anAppendingWriterKeepsWritingAtTheStartAfterRotation() throws IOException {
+        ShareLog log = new ShareLog(dir.resolve("rootfs.log"), 10, 1);
+        try (FileOutputStream writer = new FileOutputStream(log.file().toFile(), true)) {
+            writer.write("before rotation, long enough\n".getBytes(StandardCharsets.UTF_8));
+            assertThat(log.rotateIfLarger()).isTrue();
+            writer.write("after\n".getBytes(StandardCharsets.UTF_8));
+        }
+        assertThat(Files.readString(log.file())).isEqualTo("after\n"); // no hole of NUL bytes before it
+        assertThat(log.generation(1)).hasContent("before rotation, long enough");
+    }
+
+    @Test
+    void linesSinceReadsOnlyWhatCameAfterTheOffset() throws IOException {
+        ShareLog log = new ShareLog(dir.resolve("sysinfo.log"), 1 << 20, 1);
+        Files.writeString(log.file(), "old process line\n");
+        long offset = log.size();
+        Files.writeString(log.file(), "a\nb\nc\n", java.nio.file.StandardOpenOption.APPEND);
+
+        assertThat(log.linesSince(offset, 10)).containsExactly("a", "b", "c");
+        assertThat(log.linesSince(offset, 2)).containsExactly("b", "c");
+
+        Files.writeString(log.file(), "d\ne\n", java.nio.file.StandardOpenOption.APPEND);
+        ShareLog tiny = new ShareLog(log.file(), 5, 1);
+        assertThat(tiny.rotateIfLarger()).isTrue();
+        Files.writeString(log.file(), "f\n");
+        assertThat(tiny.linesSince(offset, 10)).as("rotated since: rest of .1, then the current file")
+                .containsExactly("a", "b", "c", "d", "e", "f");
+    }
+
+    private static String read(Path file) throws IOException {
+        return Files.exists(file) ? Files.readString(file) : "";
+    }
+
+    @Test
+    void theLauncherRotatesTheLogOfARunningVirtiofsd() throws Exception {
+        Path shared = Files.createDirectories(dir.resolve("share"));
+        Path run = Files.createDirectories(dir.resolve("run"));
+        VirtiofsdLauncher.Settings tiny = VirtiofsdLauncher.Settings.DEFAULT.withLogLimits(100, 2, Duration.ofMillis(20));
+        try (VirtiofsdLauncher launcher = new VirtiofsdLauncher(TestVirtiofsd.binary(), tiny)) {
+            ShareSpec spec = ShareSpec.inRunDir("sb-log", ShareKind.DURABLE, shared, run, ShareOptions.DEFAULT);
+            VirtiofsdProcess process = launcher.start(spec);
+            try {
+                // virtiofsd's start-up lines alone exceed 100 bytes
+                long deadline = System.currentTimeMillis() + 5_000;
+                while (!Files.exists(run.resolve("durable.log.1")) && System.currentTimeMillis() < deadline) {
+                    Thread.sleep(20);
+                }
+                assertThat(run.resolve("durable.log.1")).content().contains("virtiofsd");
+                Thread.sleep(100); // let another check run: whatever was written meanwhile is rotated too
+                String everything = read(run.resolve("durable.log.2")) + read(run.resolve("durable.log.1")) + read(spec.logFile());
+                assertThat(everything).as("no start-up line lost")
+                        .contains("Failure when trying to set the limit", "Waiting for vhost-user socket connection");
+                assertThat(Files.size(spec.logFile())).isLessThanOrEqualTo(100);
+                // virtiofsd keeps writing into the file truncated under it
+                try (VhostUserFrontend frontend = VhostUserFrontend.connect(spec.socketPath())) {
+                    frontend.getFeatures();
+                }
+                VirtiofsdExit exit = process.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+                assertThat(exit.reason()).isEqualTo(VirtiofsdExit.Reason.FRONTEND_DISCONNECTED);
+                assertThat(exit.logTail()).anyMatch(l -> l.contains("Client disconnected"));
+            } finally {
+                process.stop();
+            }
+        }
+    }
+}
