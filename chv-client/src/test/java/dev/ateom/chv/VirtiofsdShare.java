@@ -1,0 +1,62 @@
+package dev.ateom.chv;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/** One real virtiofsd serving {@code sharedDir} on {@code socket}, as the daemon will run it. */
+final class VirtiofsdShare implements AutoCloseable {
+    final Path socket;
+    final Path log;
+    private final Process process;
+
+    private VirtiofsdShare(Path socket, Path log, Process process) {
+        this.socket = socket;
+        this.log = log;
+        this.process = process;
+    }
+
+    static VirtiofsdShare start(Path dir, String name) throws IOException, InterruptedException {
+        Path shared = Files.createDirectories(dir.resolve("share-" + name));
+        Path socket = dir.resolve(name + ".sock");
+        Path log = dir.resolve("virtiofsd-" + name + ".log");
+        Process process = new ProcessBuilder(List.of(HostTools.virtiofsd().toString(), "--socket-path", socket.toString(),
+                "--shared-dir", shared.toString(), "--tag", name, "--migration-mode", "find-paths"))
+                .redirectErrorStream(true).redirectOutput(log.toFile()).start();
+        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
+        while (!ListeningSockets.current().contains(socket.toString())) {
+            if (!process.isAlive() || System.nanoTime() > deadline) {
+                process.destroyForcibly();
+                throw new IOException("virtiofsd for " + socket + " did not listen: " + Files.readString(log));
+            }
+            Thread.sleep(5);
+        }
+        return new VirtiofsdShare(socket, log, process);
+    }
+
+    /** virtiofsd exits by itself when its front-end disconnects (vm.shutdown, failed boot). */
+    boolean exitsWithin(Duration timeout) throws InterruptedException {
+        return process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    boolean isAlive() {
+        return process.isAlive();
+    }
+
+    String logText() throws IOException {
+        return Files.readString(log);
+    }
+
+    @Override
+    public void close() {
+        process.destroyForcibly();
+        try {
+            process.waitFor(5, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+}
