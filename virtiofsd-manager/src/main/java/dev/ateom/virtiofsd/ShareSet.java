@@ -76,8 +76,14 @@ public final class ShareSet {
     /** Adopts the recorded processes of a running sandbox after a daemon restart; on any refusal adopts none. */
     public static ShareSet adopt(VirtiofsdLauncher launcher, List<ShareProcessRecord> records) {
         Map<ShareKind, VirtiofsdProcess> adopted = new EnumMap<>(ShareKind.class);
-        for (ShareProcessRecord record : records) {
-            adopted.put(record.spec().kind(), launcher.adopt(record));
+        try {
+            for (ShareProcessRecord record : records) {
+                adopted.put(record.spec().kind(), launcher.adopt(record));
+            }
+        } catch (RuntimeException e) {
+            // adopting changed nothing in the processes themselves: just stop tracking them
+            adopted.values().forEach(launcher::forget);
+            throw e;
         }
         return new ShareSet(adopted);
     }
@@ -109,14 +115,18 @@ public final class ShareSet {
         Map<ShareKind, VirtiofsdExit> exits = new EnumMap<>(ShareKind.class);
         List<RuntimeException> errors = new ArrayList<>();
         // in parallel, so the grace periods overlap
-        processes.values().parallelStream().forEach(process -> {
-            try {
-                VirtiofsdExit exit = process.stop();
-                synchronized (exits) { exits.put(process.kind(), exit); }
-            } catch (RuntimeException e) {
-                synchronized (errors) { errors.add(e); }
+        try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
+            for (VirtiofsdProcess process : processes.values()) {
+                pool.submit(() -> {
+                    try {
+                        VirtiofsdExit exit = process.stop();
+                        synchronized (exits) { exits.put(process.kind(), exit); }
+                    } catch (RuntimeException e) {
+                        synchronized (errors) { errors.add(e); }
+                    }
+                });
             }
-        });
+        }
         if (!errors.isEmpty()) {
             RuntimeException first = errors.getFirst();
             errors.stream().skip(1).forEach(first::addSuppressed);

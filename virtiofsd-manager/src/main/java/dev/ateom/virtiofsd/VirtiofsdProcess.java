@@ -26,6 +26,8 @@ public final class VirtiofsdProcess {
     private static final System.Logger LOG = System.getLogger(VirtiofsdProcess.class.getName());
     static final int LOG_TAIL_LINES = 30;
     private static final Duration KILL_WAIT = Duration.ofSeconds(5);
+    private static final java.util.concurrent.Executor EXIT_HANDLERS =
+            java.util.concurrent.Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("virtiofsd-exit-", 0).factory());
 
     private final VirtiofsdLauncher launcher;
     private final ShareSpec spec;
@@ -55,7 +57,8 @@ public final class VirtiofsdProcess {
         } else {
             handle.onExit().thenAccept(h -> rawExit.complete(OptionalInt.empty()));
         }
-        rawExit.thenAccept(this::exited);
+        // not on the JDK's reaper or the common pool: the handler may wait for the sandboxed child to die
+        rawExit.thenAcceptAsync(this::exited, EXIT_HANDLERS);
     }
 
     public ShareSpec spec() { return spec; }

@@ -91,6 +91,33 @@ class AdoptionTest {
     }
 
     @Test
+    void aShareSetIsAdoptedWholeOrNotAtAll() throws Exception {
+        List<ShareSpec> specs = new java.util.ArrayList<>();
+        for (ShareKind kind : ShareKind.values()) {
+            Path dir = Files.createDirectories(shared.resolve(kind.shortName()));
+            specs.add(ShareSpec.inRunDir("sb-adopt", kind, dir, run, ShareOptions.DEFAULT.withDieWithDaemon(false)));
+        }
+        List<ShareProcessRecord> records = ShareSet.start(launcher, specs).records();
+
+        try (VirtiofsdLauncher restarted = TestVirtiofsd.launcher()) {
+            List<ShareProcessRecord> oneWrong = new java.util.ArrayList<>(records);
+            ShareProcessRecord last = oneWrong.removeLast();
+            oneWrong.add(new ShareProcessRecord(last.spec(), last.pid(), last.startTicks() + 1));
+            assertThatThrownBy(() -> ShareSet.adopt(restarted, oneWrong)).hasMessageContaining("pid reused");
+            assertThat(restarted.running()).isEmpty();
+
+            ShareSet adopted = ShareSet.adopt(restarted, records);
+            assertThat(adopted.processes()).containsOnlyKeys(ShareKind.values());
+            assertThat(adopted.processes().values()).allMatch(VirtiofsdProcess::adopted).allMatch(VirtiofsdProcess::isAlive);
+            assertThat(adopted.stop().values()).extracting(VirtiofsdExit::reason).containsOnly(VirtiofsdExit.Reason.STOPPED);
+        }
+        assertThat(ProcessLeaks.mentioning(run)).isEmpty();
+        try (var files = Files.list(run)) {
+            assertThat(files.map(f -> f.getFileName().toString())).noneMatch(n -> n.endsWith(".sock") || n.endsWith(".pid"));
+        }
+    }
+
+    @Test
     void refusesAPidThatIsNotThatVirtiofsdAndLeavesItAlone() throws Exception {
         Process sleeper = new ProcessBuilder("sleep", "30").start();
         try {
