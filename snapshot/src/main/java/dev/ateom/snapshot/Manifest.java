@@ -1,0 +1,96 @@
+package dev.ateom.snapshot;
+
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * {@code manifest.json}: what a committed snapshot holds. The format is documented in
+ * snapshot/README.md; a field this version does not know is an error ("newer format"), never ignored.
+ *
+ * @param shares virtio-fs tag → share kind (e.g. "ateDurable" → "durable"), one per fs[] entry of config.json
+ * @param files  every file of the snapshot except manifest.json, path relative to the snapshot dir, sorted
+ */
+@JsonPropertyOrder({"formatVersion", "snapshotId", "createdAt", "source", "chvVersion", "vm", "shares", "memoryRanges",
+    "durableArchive", "files"})
+public record Manifest(int formatVersion,
+                       String snapshotId,
+                       Instant createdAt,
+                       SourceSandbox source,
+                       String chvVersion,
+                       VmSizing vm,
+                       Map<String, String> shares,
+                       MemoryRanges memoryRanges,
+                       DurableArchiveInfo durableArchive,
+                       List<FileEntry> files) {
+    public static final int FORMAT_VERSION = 1;
+
+    public Manifest {
+        Objects.requireNonNull(snapshotId, "snapshotId");
+        Objects.requireNonNull(createdAt, "createdAt");
+        Objects.requireNonNull(source, "source");
+        Objects.requireNonNull(chvVersion, "chvVersion");
+        Objects.requireNonNull(vm, "vm");
+        shares = java.util.Collections.unmodifiableMap(new TreeMap<>(Objects.requireNonNull(shares, "shares")));
+        Objects.requireNonNull(memoryRanges, "memoryRanges");
+        Objects.requireNonNull(durableArchive, "durableArchive");
+        files = List.copyOf(Objects.requireNonNull(files, "files"));
+    }
+
+    public Optional<FileEntry> file(String path) {
+        return files.stream().filter(f -> f.path().equals(path)).findFirst();
+    }
+
+    /** The sandbox the snapshot was taken from, with the identity it had. */
+    @JsonPropertyOrder({"sandboxId", "name", "namespace", "uid"})
+    public record SourceSandbox(String sandboxId, String name, String namespace, String uid) {
+        public SourceSandbox {
+            Objects.requireNonNull(sandboxId, "source.sandboxId");
+            Objects.requireNonNull(name, "source.name");
+            Objects.requireNonNull(namespace, "source.namespace");
+            Objects.requireNonNull(uid, "source.uid");
+        }
+    }
+
+    /** From config.json: cpus.boot_vcpus and memory.size. */
+    public record VmSizing(int vcpus, long memoryBytes) {
+    }
+
+    /** {@code layout} is "sparse" when holes stand for zero pages, "dense" when every byte is allocated. */
+    @JsonPropertyOrder({"layout", "apparentBytes", "allocatedBytes"})
+    public record MemoryRanges(String layout, long apparentBytes, long allocatedBytes) {
+        public static final String SPARSE = "sparse";
+        public static final String DENSE = "dense";
+
+        public MemoryRanges {
+            if (!SPARSE.equals(layout) && !DENSE.equals(layout)) {
+                throw new IllegalArgumentException("memoryRanges.layout must be sparse or dense, not " + layout);
+            }
+        }
+
+        static MemoryRanges of(DiskUsage usage) {
+            return new MemoryRanges(usage.sparse() ? SPARSE : DENSE, usage.apparentBytes(), usage.allocatedBytes());
+        }
+    }
+
+    /** {@code contentBytes}: file data inside the archive (sparse files count their data extents). */
+    @JsonPropertyOrder({"path", "compression", "entries", "contentBytes"})
+    public record DurableArchiveInfo(String path, String compression, long entries, long contentBytes) {
+        public DurableArchiveInfo {
+            Objects.requireNonNull(path, "durableArchive.path");
+            Objects.requireNonNull(compression, "durableArchive.compression");
+        }
+    }
+
+    @JsonPropertyOrder({"path", "size", "sha256"})
+    public record FileEntry(String path, long size, String sha256) {
+        public FileEntry {
+            Objects.requireNonNull(path, "files[].path");
+            Objects.requireNonNull(sha256, "files[].sha256");
+        }
+    }
+}

@@ -1,0 +1,54 @@
+package dev.ateom.snapshot;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+/**
+ * The per-restore source dir for CHV's vm.restore ({@code source_url} = a dir with config.json,
+ * state.json and memory-ranges). The committed snapshot stays untouched, so any number of clones
+ * restore from it: the dir gets its own rewritten config.json, and state.json and memory-ranges
+ * as hard links to the snapshot's files (no bytes copied; the link also keeps memory-ranges alive
+ * for an OnDemand-restored VM that still faults pages in from it if the snapshot is deleted).
+ * Across filesystems it falls back to a reflink, then to a sparse copy (slow for big guests), so
+ * put the dir on the state dir's filesystem, e.g. {@code <state>/sandboxes/<id>/restore}, not in
+ * {@code /run} (tmpfs). CHV only reads these files; nobody may write them.
+ */
+public final class RestoreDirectory {
+    public static final String CONFIG = "config.json";
+    public static final String STATE = "state.json";
+    public static final String MEMORY_RANGES = "memory-ranges";
+
+    /**
+     * @param sourceUrl        for vm.restore's {@code source_url}
+     * @param memoryRangesHow  how memory-ranges got there (HARD_LINK unless the dir is on another filesystem)
+     */
+    public record Prepared(Path directory, String sourceUrl, FileCloner.Method stateHow, FileCloner.Method memoryRangesHow) {
+    }
+
+    private RestoreDirectory() {
+    }
+
+    /** Creates {@code directory} (must not exist) for restoring {@code snapshot} onto the given sockets. */
+    public static Prepared prepare(SnapshotLayout snapshot, Path directory, RestoreSockets sockets) throws IOException {
+        Path dir = directory.toAbsolutePath().normalize();
+        Files.createDirectory(dir);
+        boolean done = false;
+        try {
+            ChvConfigRewriter.rewrite(snapshot.chvConfig(), dir.resolve(CONFIG), sockets);
+            FileCloner.Method state = FileCloner.cloneOrCopy(snapshot.chvState(), dir.resolve(STATE));
+            FileCloner.Method memory = FileCloner.cloneOrCopy(snapshot.memoryRanges(), dir.resolve(MEMORY_RANGES));
+            done = true;
+            return new Prepared(dir, "file://" + dir, state, memory);
+        } finally {
+            if (!done) {
+                TreeDeleter.delete(dir);
+            }
+        }
+    }
+
+    /** Removes a restore dir once CHV no longer needs it (after the VM stops; with OnDemand, not before). */
+    public static void discard(Path directory) throws IOException {
+        TreeDeleter.delete(directory);
+    }
+}

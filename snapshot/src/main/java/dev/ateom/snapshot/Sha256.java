@@ -1,0 +1,35 @@
+package dev.ateom.snapshot;
+
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.HexFormat;
+
+/** SHA-256 of a file's content, streamed. */
+final class Sha256 {
+    private Sha256() {
+    }
+
+    static String of(Path file) throws IOException {
+        MessageDigest digest = newDigest();
+        ByteBuffer buffer = ByteBuffer.allocate(1 << 20);
+        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            while (channel.read(buffer.clear()) >= 0) {
+                digest.update(buffer.array(), 0, buffer.position());
+            }
+        }
+        return HexFormat.of().formatHex(digest.digest());
+    }
+
+    static MessageDigest newDigest() {
+        try {
+            return MessageDigest.getInstance("SHA-256");
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException("no SHA-256 in this JVM", e);
+        }
+    }
+}

@@ -1,0 +1,186 @@
+package dev.ateom.snapshot;
+
+import com.sun.jna.LastErrorException;
+import java.io.IOException;
+import java.lang.System.Logger.Level;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.regex.Pattern;
+
+/**
+ * The committed snapshots under {@code <state>/snapshots/}. A snapshot is built in a hidden
+ * staging dir ({@code .staging-<id>-<random>}) and appears under its id with one rename, so a
+ * crash at any point leaves it complete or absent; leftover staging and half-deleted dirs are
+ * swept when the store is opened (the daemon opens it once at start).
+ */
+public final class SnapshotStore {
+    private static final System.Logger LOG = System.getLogger(SnapshotStore.class.getName());
+    private static final Pattern ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
+    static final String STAGING_PREFIX = ".staging-";
+    static final String DELETING_PREFIX = ".deleting-";
+    private static final int RENAME_NOREPLACE = 1;
+
+    private final Path stateDir;
+    private final Path snapshotsDir;
+    private final CommitStep.Observer observer;
+
+    private SnapshotStore(Path stateDir, CommitStep.Observer observer) {
+        this.stateDir = stateDir;
+        this.snapshotsDir = stateDir.resolve("snapshots");
+        this.observer = observer;
+    }
+
+    /** Opens the store of a state dir, creating {@code snapshots/} and sweeping what a crash left behind. */
+    public static SnapshotStore open(Path stateDir) throws IOException {
+        return open(stateDir, CommitStep.Observer.NONE);
+    }
+
+    static SnapshotStore open(Path stateDir, CommitStep.Observer observer) throws IOException {
+        SnapshotStore store = new SnapshotStore(stateDir.toAbsolutePath().normalize(), observer);
+        Files.createDirectories(store.snapshotsDir);
+        store.sweep();
+        return store;
+    }
+
+    public Path snapshotsDirectory() {
+        return snapshotsDir;
+    }
+
+    Path stateDirectory() {
+        return stateDir;
+    }
+
+    CommitStep.Observer observer() {
+        return observer;
+    }
+
+    /** Starts a snapshot: a fresh staging dir with an empty {@code chv/} for CHV's vm.snapshot. */
+    public SnapshotStaging stage(String snapshotId) throws IOException {
+        requireValidId(snapshotId);
+        if (Files.exists(snapshotsDir.resolve(snapshotId), LinkOption.NOFOLLOW_LINKS)) {
+            throw new IOException("snapshot " + snapshotId + " already exists in " + snapshotsDir);
+        }
+        Path staging = snapshotsDir.resolve(STAGING_PREFIX + snapshotId + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        Files.createDirectory(staging);
+        try {
+            Files.createDirectory(staging.resolve(SnapshotLayout.CHV_DIR));
+        } catch (IOException e) {
+            TreeDeleter.delete(staging);
+            throw e;
+        }
+        return new SnapshotStaging(this, snapshotId, new SnapshotLayout(staging));
+    }
+
+    /** Ids of committed snapshots, sorted. */
+    public List<String> list() throws IOException {
+        List<String> ids = new ArrayList<>();
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(snapshotsDir)) {
+            for (Path entry : entries) {
+                String name = entry.getFileName().toString();
+                if (!name.startsWith(".") && Files.isDirectory(entry, LinkOption.NOFOLLOW_LINKS)) {
+                    ids.add(name);
+                }
+            }
+        }
+        ids.sort(null);
+        return ids;
+    }
+
+    /**
+     * A committed snapshot with its manifest read and its files checked for presence and size
+     * (cheap; {@link SnapshotInspector#verify} also checks content).
+     */
+    public Optional<Snapshot> get(String snapshotId) throws IOException {
+        requireValidId(snapshotId);
+        SnapshotLayout layout = new SnapshotLayout(snapshotsDir.resolve(snapshotId));
+        if (!Files.isDirectory(layout.directory(), LinkOption.NOFOLLOW_LINKS)) {
+            return Optional.empty();
+        }
+        Manifest manifest = ManifestCodec.read(layout.manifest());
+        if (!manifest.snapshotId().equals(snapshotId)) {
+            throw new SnapshotFormatException("snapshot dir " + layout.directory() + " holds the manifest of " + manifest.snapshotId());
+        }
+        for (Manifest.FileEntry file : manifest.files()) {
+            Path path = layout.directory().resolve(file.path());
+            if (!Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
+                throw new SnapshotFormatException("snapshot " + snapshotId + " is missing " + file.path());
+            }
+            if (Files.size(path) != file.size()) {
+                throw new SnapshotFormatException("snapshot " + snapshotId + ": " + file.path() + " is " + Files.size(path)
+                        + " bytes, the manifest says " + file.size());
+            }
+        }
+        return Optional.of(new Snapshot(snapshotId, layout, manifest));
+    }
+
+    /** Removes a snapshot (hidden by one rename first, so a crash never leaves half of it visible). */
+    public boolean delete(String snapshotId) throws IOException {
+        requireValidId(snapshotId);
+        Path dir = snapshotsDir.resolve(snapshotId);
+        if (!Files.isDirectory(dir, LinkOption.NOFOLLOW_LINKS)) {
+            return false;
+        }
+        Path doomed = snapshotsDir.resolve(DELETING_PREFIX + snapshotId + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        Files.move(dir, doomed, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        Fsync.directory(snapshotsDir);
+        TreeDeleter.delete(doomed);
+        return true;
+    }
+
+    /** Moves a finished staging dir to its id; fails rather than replace an existing snapshot. */
+    void publish(Path staging, String snapshotId) throws IOException {
+        Path target = snapshotsDir.resolve(snapshotId);
+        try {
+            LibC.INSTANCE.renameat2(LibC.AT_FDCWD, staging.toString(), LibC.AT_FDCWD, target.toString(), RENAME_NOREPLACE);
+        } catch (LastErrorException e) {
+            throw NativeFile.failure("renameat2(RENAME_NOREPLACE) of " + staging + " to", target, e);
+        }
+    }
+
+    private void sweep() throws IOException {
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(snapshotsDir)) {
+            for (Path entry : entries) {
+                String name = entry.getFileName().toString();
+                if (name.startsWith(STAGING_PREFIX) || name.startsWith(DELETING_PREFIX)) {
+                    LOG.log(Level.INFO, "removing {0} left by an interrupted snapshot or delete", entry);
+                    TreeDeleter.delete(entry);
+                }
+            }
+        }
+    }
+
+    /** Refuses a durable root that is, or contains, or lies inside a sandbox's system-info dir. */
+    void refuseSystemInfo(Path durableRoot) throws IOException {
+        Path root = durableRoot.toRealPath();
+        Path sandboxes = stateDir.resolve("sandboxes");
+        if (!Files.isDirectory(sandboxes)) {
+            return;
+        }
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(sandboxes)) {
+            for (Path sandbox : entries) {
+                Path systemInfo = sandbox.resolve("system-info");
+                if (!Files.exists(systemInfo)) {
+                    continue;
+                }
+                Path real = systemInfo.toRealPath();
+                if (root.startsWith(real) || real.startsWith(root)) {
+                    throw new IOException("refusing to archive " + durableRoot + ": it overlaps the system-info dir " + systemInfo
+                            + " (system-info is never part of a snapshot)");
+                }
+            }
+        }
+    }
+
+    static void requireValidId(String snapshotId) {
+        if (snapshotId == null || !ID.matcher(snapshotId).matches()) {
+            throw new IllegalArgumentException("invalid snapshot id '" + snapshotId
+                    + "': use 1-128 of [A-Za-z0-9._-], starting with a letter or digit");
+        }
+    }
+}
