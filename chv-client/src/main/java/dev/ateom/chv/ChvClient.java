@@ -58,6 +58,7 @@ public final class ChvClient implements AutoCloseable {
     public void boot() {
         VmInfo info = info();
         if (info.config() != null) {
+            VmConfigPreflight.checkConfig(endpoint("vm.boot"), orEmpty(info.config().fs()), info.config().vsock());
             VmConfigPreflight.checkListeners(endpoint("vm.boot"), orEmpty(info.config().fs()));
         }
         call("PUT", "vm.boot", null, List.of(), timeouts.boot());

@@ -1,0 +1,267 @@
+package dev.ateom.chv;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.junit.jupiter.api.Assumptions.assumeFalse;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.atomic.AtomicReference;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** The typed client and its preflight against the CHV under test (stand-in unless ATEOM_CLOUD_HYPERVISOR). */
+class ChvClientTest {
+    @TempDir
+    Path dir;
+    private final List<ChvProcess> started = new ArrayList<>();
+
+    private ChvClient vmm(String name) throws IOException {
+        ChvProcess process = ChvUnderTest.start(dir, name);
+        started.add(process);
+        return process.client();
+    }
+
+    @AfterEach
+    void killAll() {
+        started.forEach(ChvProcess::kill);
+    }
+
+    @Test
+    void fullCycleThroughTheTypedClient() throws Exception {
+        ChvClient chv = vmm("a");
+        assertThat(chv.ping().version()).isEqualTo("54.0.0");
+        Path snap = Files.createDirectory(dir.resolve("snap"));
+        try (SandboxShares shares = SandboxShares.start(dir, "g1")) {
+            chv.create(shares.config("g1"));
+            assertThat(chv.info().state()).isEqualTo(VmState.Created);
+            chv.boot();
+            VmInfo running = chv.info();
+            assertThat(running.state()).isEqualTo(VmState.Running);
+            assertThat(running.config().fs()).extracting(FsConfig::id).containsExactly("_fs0", "_fs1", "_fs2");
+            assertThat(running.config().fs()).extracting(FsConfig::tag).containsExactlyElementsOf(SandboxShares.TAGS);
+            assertThat(running.config().memory().shared()).isTrue();
+            assertThat(running.deviceTree().has("_vsock3")).isTrue();
+            chv.pause();
+            chv.snapshot(snap);
+            chv.shutdown();
+            chv.delete();
+            assertThatThrownBy(chv::info).isInstanceOf(ChvNotFoundException.class);
+        }
+        ChvClient second = vmm("b");
+        try (SandboxShares fresh = SandboxShares.start(dir, "g2")) {
+            Path copy = Files.createDirectory(dir.resolve("copy"));
+            Files.copy(snap.resolve("state.json"), copy.resolve("state.json"));
+            Files.copy(snap.resolve("memory-ranges"), copy.resolve("memory-ranges"));
+            VmConfig old = ChvClient.JSON.readValue(snap.resolve("config.json").toFile(), VmConfig.class);
+            String rewritten = Files.readString(snap.resolve("config.json"));
+            for (int i = 0; i < 3; i++) {
+                rewritten = rewritten.replace(old.fs().get(i).socket(), fresh.shares.get(i).socket.toString());
+            }
+            Files.writeString(copy.resolve("config.json"), rewritten.replace("g1-", "g2-"));
+            second.restore(RestoreConfig.fromDirectory(copy, MemoryRestoreMode.OnDemand));
+            assertThat(second.info().state()).isEqualTo(VmState.Paused);
+            second.resume();
+            assertThat(second.info().state()).isEqualTo(VmState.Running);
+            assertThat(second.info().config().vsock().socket()).isEqualTo(dir.resolve("g2-vsock.sock").toString());
+        }
+    }
+
+    @Test
+    void errorsAreTypedAndKeepTheWholeChain() throws Exception {
+        ChvClient chv = vmm("a");
+        assertThatThrownBy(chv::info).isInstanceOfSatisfying(ChvNotFoundException.class, e -> {
+            assertThat(e.status()).isEqualTo(404);
+            assertThat(e.chain()).containsExactly("Error from API", "The VM info is not available", "VM is not created");
+            assertThat(e.endpoint()).isEqualTo("GET /api/v1/vm.info");
+        });
+        assertThatThrownBy(chv::pause).isInstanceOfSatisfying(ChvInvalidStateException.class, e -> {
+            assertThat(e.status()).isEqualTo(500);
+            assertThat(e.rootCause()).isEqualTo("VM is not running");
+        });
+        try (SandboxShares shares = SandboxShares.start(dir, "g1")) {
+            VmConfig good = shares.config("g1");
+            VmConfig noPayload = new VmConfig(good.cpus(), good.memory(), null, good.fs(), good.vsock(), good.serial(), good.console(),
+                    good.rng(), null, null);
+            chv.create(noPayload);
+            assertThatThrownBy(chv::boot).isInstanceOfSatisfying(ChvBadRequestException.class,
+                    e -> assertThat(e.rootCause()).isEqualTo("No bootitem provided: neither firmware nor kernel"));
+            chv.delete();
+            List<FsConfig> sameIds = good.fs().stream().map(f -> new FsConfig(f.tag(), f.socket(), 1, 1024, "fsdup")).toList();
+            chv.create(new VmConfig(good.cpus(), good.memory(), good.payload(), sameIds, good.vsock(), good.serial(), good.console(),
+                    good.rng(), null, null));
+            assertThatThrownBy(chv::boot).isInstanceOfSatisfying(ChvConflictException.class,
+                    e -> assertThat(e.chain()).endsWith("Identifier fsdup is not unique"));
+            chv.delete();
+            chv.create(good);
+            chv.boot();
+            assertThatThrownBy(chv::resume).isInstanceOfSatisfying(ChvInvalidStateException.class,
+                    e -> assertThat(e.rootCause()).contains("InvalidStateTransition(Running, Running)"));
+            assertThatThrownBy(() -> chv.snapshot(dir)).isInstanceOf(ChvInvalidStateException.class);
+        }
+    }
+
+    @Test
+    void preflightRefusesWhatChvMishandlesWithoutSendingIt() throws Exception {
+        ChvClient chv = vmm("a");
+        try (SandboxShares shares = SandboxShares.start(dir, "g1")) {
+            VmConfig good = shares.config("g1");
+            List<FsConfig> sameSocket = List.of(good.fs().get(0), FsConfig.of("other", good.fs().get(0).socket()), good.fs().get(2));
+            assertThatThrownBy(() -> chv.create(withFs(good, sameSocket)))
+                    .isInstanceOf(ChvConfigRejectedException.class).hasMessageContaining("fs[1]").hasMessageContaining("used by another fs entry");
+            List<FsConfig> sameTag = List.of(good.fs().get(0), FsConfig.of("ateRootfs", good.fs().get(1).socket()), good.fs().get(2));
+            assertThatThrownBy(() -> chv.create(withFs(good, sameTag)))
+                    .isInstanceOf(ChvConfigRejectedException.class).hasMessageContaining("tag 'ateRootfs' is used twice");
+            assertThatThrownBy(chv::info).as("nothing reached CHV").isInstanceOf(ChvNotFoundException.class);
+
+            Path missing = dir.resolve("missing.sock");
+            chv.create(withFs(good, List.of(good.fs().get(0), good.fs().get(1), FsConfig.of("ateSystemInfo", missing.toString()))));
+            assertThatThrownBy(chv::boot).isInstanceOf(ChvConfigRejectedException.class)
+                    .hasMessageContaining("fs[2] (tag ateSystemInfo).socket " + missing + " does not exist");
+            chv.delete();
+
+            Path stale = dir.resolve("stale.sock");
+            try (VirtiofsdShare gone = VirtiofsdShare.start(dir, "gone")) {
+                Files.move(gone.socket, stale);
+            }
+            chv.create(withFs(good, List.of(good.fs().get(0), good.fs().get(1), FsConfig.of("ateSystemInfo", stale.toString()))));
+            assertThatThrownBy(chv::boot).isInstanceOf(ChvConfigRejectedException.class).hasMessageContaining("has no listener");
+            assertThat(chv.info().state()).as("boot never reached CHV").isEqualTo(VmState.Created);
+            for (VirtiofsdShare share : shares.shares) {
+                assertThat(share.isAlive()).as("no daemon was connected and dropped: " + share.socket).isTrue();
+                assertThat(share.logText()).doesNotContain("Client connected");
+            }
+        }
+    }
+
+    @Test
+    void restorePreflightReadsTheSnapshotConfig() throws Exception {
+        ChvClient chv = vmm("a");
+        Path snap = Files.createDirectory(dir.resolve("snap"));
+        Files.writeString(snap.resolve("config.json"), "{\"fs\":[{\"tag\":\"ateRootfs\",\"socket\":\"" + dir.resolve("old.sock") + "\"}]}");
+        assertThatThrownBy(() -> chv.restore(RestoreConfig.fromDirectory(snap, MemoryRestoreMode.Copy)))
+                .isInstanceOf(ChvConfigRejectedException.class).hasMessageContaining("old.sock does not exist");
+        assertThatThrownBy(() -> chv.restore(new RestoreConfig("file://" + snap, null, null, null,
+                List.of(new RestoredNetConfig("net0", 2))), List.of()))
+                .isInstanceOf(ChvConfigRejectedException.class).hasMessageContaining("net_fds describe 2 fd(s) but 0 are passed");
+    }
+
+    @Test
+    void aHungCallTimesOutAndCanBeCancelled() throws Exception {
+        ChvProcess process = ChvUnderTest.start(dir, "hang");
+        started.add(process);
+        Path api = process.launch().apiSocket();
+        try (SandboxShares shares = SandboxShares.start(dir, "g1")) {
+            VmConfig good = shares.config("g1");
+            // what the preflight refuses, sent raw: CHV v54 hangs its API on two fs entries sharing a socket
+            String sameSocket = new String(ChvClient.body(withFs(good, List.of(good.fs().get(0), FsConfig.of("x", good.fs().get(0).socket())))),
+                    StandardCharsets.UTF_8);
+            new RawChv(api).put("vm.create", sameSocket);
+            var transport = new UnixHttpTransport(api);
+            assertThatThrownBy(() -> transport.exchange("PUT", "/api/v1/vm.boot", null, List.of(), Duration.ofMillis(700)))
+                    .isInstanceOfSatisfying(ChvTimeoutException.class, e -> {
+                        assertThat(e.timeout()).isEqualTo(Duration.ofMillis(700));
+                        assertThat(e.endpoint()).isEqualTo("PUT /api/v1/vm.boot");
+                    });
+            var client = new ChvClient(api, ChvTimeouts.all(Duration.ofSeconds(60)));
+            AtomicReference<Thread> caller = new AtomicReference<>();
+            CompletableFuture<Throwable> interrupted = CompletableFuture.supplyAsync(() -> {
+                caller.set(Thread.currentThread());
+                try {
+                    client.ping();
+                    return null;
+                } catch (Throwable t) {
+                    return t;
+                }
+            });
+            while (caller.get() == null) {
+                Thread.sleep(10);
+            }
+            Thread.sleep(200);
+            caller.get().interrupt();
+            assertThat(interrupted.get()).as("interrupting the caller cancels the call")
+                    .isInstanceOf(ChvTransportException.class).hasMessageContaining("cancelled");
+            CompletableFuture<Throwable> closed = CompletableFuture.supplyAsync(() -> {
+                try {
+                    client.ping();
+                    return null;
+                } catch (Throwable t) {
+                    return t;
+                }
+            });
+            Thread.sleep(200);
+            client.close();
+            assertThat(closed.get()).as("closing the client aborts calls in flight").isInstanceOf(ChvTransportException.class);
+        }
+    }
+
+    @Test
+    void restorePassesFileDescriptorsWithTheRequest() throws Exception {
+        assumeFalse(ChvUnderTest.isReal(), "net devices with passed fds need a real tap for real CHV");
+        ChvProcess source = ChvUnderTest.start(dir, "src");
+        started.add(source);
+        Path snap = Files.createDirectory(dir.resolve("snap"));
+        try (SandboxShares shares = SandboxShares.start(dir, "g1")) {
+            VmConfig good = shares.config("g1");
+            NetConfig net = new NetConfig(null, null, null, "12:34:56:78:9a:bc", 2, 256, null, null, null, "net0");
+            source.client().create(new VmConfig(good.cpus(), good.memory(), good.payload(), good.fs(), good.vsock(), good.serial(),
+                    good.console(), good.rng(), null, List.of(net)));
+            source.client().boot();
+            source.client().pause();
+            source.client().snapshot(snap);
+            source.client().shutdown();
+        }
+        try (SandboxShares fresh = SandboxShares.start(dir, "g2"); Pipes pipes = new Pipes(2)) {
+            String config = Files.readString(snap.resolve("config.json")).replace(dir + "/g1-", dir + "/g2-");
+            Files.writeString(snap.resolve("config.json"), config);
+            ChvProcess target = ChvUnderTest.start(dir, "dst");
+            started.add(target);
+            var restore = new RestoreConfig("file://" + snap, null, MemoryRestoreMode.Copy, null, List.of(new RestoredNetConfig("net0", 2)));
+            HttpResponse mismatch = new RawChv(target.launch().apiSocket()).put("vm.restore",
+                    "{\"source_url\":\"file://" + snap + "\",\"net_fds\":[{\"id\":\"net0\",\"num_fds\":3}]}", pipes.readEnds);
+            assertThat(mismatch.status()).as("stand-in counts the fds that arrived: %s", mismatch.bodyText()).isEqualTo(400);
+            assertThat(mismatch.bodyText()).contains("Number of fds received (2)");
+            target.client().restore(restore, pipes.readEnds);
+            assertThat(target.client().info().state()).isEqualTo(VmState.Paused);
+            assertThat(Files.readString(target.launch().logFile())).contains("2 net fd(s)");
+        }
+    }
+
+    @Test
+    void processLifecycle() throws Exception {
+        ChvProcess process = ChvUnderTest.start(dir, "p");
+        started.add(process);
+        assertThat(process.client().ping().pid()).isEqualTo(process.pid());
+        assertThatThrownBy(() -> ChvUnderTest.start(dir, "p")).as("api socket in use")
+                .isInstanceOf(ChvTransportException.class).hasMessageContaining("already exists");
+        assertThat(process.stop(Duration.ofSeconds(10))).as("vmm.shutdown: exit code").isZero();
+        assertThat(process.isAlive()).isFalse();
+
+        Path fails = dir.resolve("fails");
+        Files.writeString(fails, "#!/bin/sh\necho 'bad flag' \"$@\" >&2\nexit 3\n");
+        fails.toFile().setExecutable(true);
+        var launch = new ChvLaunch(fails, dir.resolve("f.sock"), null, dir.resolve("f.out"), 0, Duration.ofSeconds(5), null);
+        assertThatThrownBy(() -> ChvProcess.start(launch)).isInstanceOf(ChvTransportException.class)
+                .hasMessageContaining("exited with 3").hasMessageContaining("bad flag --api-socket " + dir.resolve("f.sock"));
+        var tooLong = new ChvLaunch(fails, dir.resolve("x".repeat(110)), null, null, 0, null, null);
+        assertThatThrownBy(() -> ChvProcess.start(tooLong)).hasMessageContaining("longer than 107 bytes");
+
+        ChvProcess killed = ChvUnderTest.start(dir, "k");
+        started.add(killed);
+        killed.kill();
+        assertThat(killed.isAlive()).isFalse();
+        assertThatThrownBy(() -> killed.client().ping()).isInstanceOf(ChvTransportException.class);
+    }
+
+    private static VmConfig withFs(VmConfig config, List<FsConfig> fs) {
+        return new VmConfig(config.cpus(), config.memory(), config.payload(), fs, config.vsock(), config.serial(), config.console(),
+                config.rng(), config.platform(), config.net());
+    }
+}
