@@ -206,7 +206,10 @@ public final class VirtiofsdProcess {
                     return;
                 }
             }
-            Files.deleteIfExists(spec.socketPath());
+            // our process is gone: anything listening on the path now is a successor started on the same path
+            if (UnixSocketTable.listeningInodes(spec.socketPath()).isEmpty()) {
+                Files.deleteIfExists(spec.socketPath());
+            }
             Files.deleteIfExists(pidFile);
         } catch (IOException e) {
             LOG.log(Level.WARNING, "{0}: cannot remove socket/pid files of virtiofsd pid {1}: {2}",

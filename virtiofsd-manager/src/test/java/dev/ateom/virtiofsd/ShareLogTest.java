@@ -16,6 +16,11 @@ class ShareLogTest {
     @TempDir
     Path dir;
 
+    @org.junit.jupiter.api.AfterAll
+    static void noVirtiofsdLeft() {
+        assertThat(ProcessLeaks.virtiofsdChildrenOfThisJvm()).isEmpty();
+    }
+
     @Test
     void rotatesBySizeKeepingTheNewestGenerations() throws IOException {
         ShareLog log = new ShareLog(dir.resolve("durable.log"), 10, 2);
