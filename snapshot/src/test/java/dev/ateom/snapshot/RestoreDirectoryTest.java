@@ -1,0 +1,81 @@
+package dev.ateom.snapshot;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class RestoreDirectoryTest {
+    @TempDir
+    Path state;
+
+    static RestoreSockets socketsFor(String sandbox) {
+        Path run = Path.of("/run/ateom", sandbox);
+        return new RestoreSockets(Map.of("ateRootfs", run.resolve("rootfs.sock"), "ateDurable", run.resolve("durable.sock"),
+                "ateSystemInfo", run.resolve("sysinfo.sock")), Optional.of(run.resolve("vsock.sock")),
+                Optional.of(run.resolve("serial.log")), Optional.empty());
+    }
+
+    @Test
+    void clonesShareTheSnapshotFilesAndGetTheirOwnConfig() throws IOException {
+        SnapshotStore store = SnapshotStore.open(state);
+        Snapshot snapshot = SnapshotFixture.commit(store, state, "base");
+        byte[] configBefore = Files.readAllBytes(snapshot.layout().chvConfig());
+        Files.createDirectories(state.resolve("sandboxes/c1"));
+
+        RestoreDirectory.Prepared first = RestoreDirectory.prepare(snapshot.layout(), state.resolve("sandboxes/c1/restore"), socketsFor("c1"));
+        RestoreDirectory.Prepared second = RestoreDirectory.prepare(snapshot.layout(), state.resolve("sandboxes/c2-restore"), socketsFor("c2"));
+
+        for (RestoreDirectory.Prepared prepared : new RestoreDirectory.Prepared[] {first, second}) {
+            assertThat(prepared.sourceUrl()).isEqualTo("file://" + prepared.directory());
+            assertThat(prepared.memoryRangesHow()).isEqualTo(FileCloner.Method.HARD_LINK);
+            assertThat(Files.isSameFile(prepared.directory().resolve("memory-ranges"), snapshot.layout().memoryRanges())).isTrue();
+            assertThat(Files.isSameFile(prepared.directory().resolve("state.json"), snapshot.layout().chvState())).isTrue();
+            assertThat(Files.isSameFile(prepared.directory().resolve("config.json"), snapshot.layout().chvConfig())).isFalse();
+        }
+        JsonNode c1 = new ObjectMapper().readTree(first.directory().resolve("config.json").toFile());
+        JsonNode c2 = new ObjectMapper().readTree(second.directory().resolve("config.json").toFile());
+        assertThat(c1.at("/fs/1/socket").asText()).isEqualTo("/run/ateom/c1/durable.sock");
+        assertThat(c2.at("/fs/1/socket").asText()).isEqualTo("/run/ateom/c2/durable.sock");
+        assertThat(c2.at("/vsock/socket").asText()).isEqualTo("/run/ateom/c2/vsock.sock");
+
+        assertThat(Files.readAllBytes(snapshot.layout().chvConfig())).as("snapshot stays immutable").isEqualTo(configBefore);
+        assertThat(SnapshotInspector.verify(snapshot).ok()).isTrue();
+
+        // the link keeps memory-ranges alive for an OnDemand VM even if the snapshot is deleted
+        store.delete("base");
+        assertThat(Files.size(first.directory().resolve("memory-ranges"))).isEqualTo(SnapshotFixture.MEMORY_SIZE);
+        RestoreDirectory.discard(first.directory());
+        assertThat(first.directory()).doesNotExist();
+    }
+
+    @Test
+    void aFailedPrepareLeavesNoDirectory() throws IOException {
+        SnapshotStore store = SnapshotStore.open(state);
+        Snapshot snapshot = SnapshotFixture.commit(store, state, "base");
+        RestoreSockets missingTag = new RestoreSockets(Map.of("ateRootfs", Path.of("/r.sock")), Optional.of(Path.of("/v.sock")),
+                Optional.of(Path.of("/s.log")), Optional.empty());
+        Path dir = state.resolve("restore-bad");
+        assertThatThrownBy(() -> RestoreDirectory.prepare(snapshot.layout(), dir, missingTag)).isInstanceOf(SnapshotFormatException.class);
+        assertThat(dir).doesNotExist();
+    }
+
+    @Test
+    void anExistingDirectoryIsNotReused() throws IOException {
+        SnapshotStore store = SnapshotStore.open(state);
+        Snapshot snapshot = SnapshotFixture.commit(store, state, "base");
+        Path dir = Files.createDirectories(state.resolve("restore-old"));
+        Files.writeString(dir.resolve("config.json"), "stale");
+        assertThatThrownBy(() -> RestoreDirectory.prepare(snapshot.layout(), dir, socketsFor("x")))
+                .isInstanceOf(java.nio.file.FileAlreadyExistsException.class);
+        assertThat(dir.resolve("config.json")).hasContent("stale");
+    }
+}
