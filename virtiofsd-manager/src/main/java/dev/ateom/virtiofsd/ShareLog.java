@@ -58,27 +58,38 @@ public record ShareLog(Path file, long maxBytes, int keep) {
     }
 
     /**
-     * The last lines written at or after {@code offset}. When the file was rotated since (it is now smaller than
-     * offset), the newest rotated generation from offset on is read first, then the whole current file.
+     * Appends a line that marks where a process's output starts (virtiofsd appends after it). Returns the line,
+     * which is unique, for {@link #linesAfter}.
      */
-    public List<String> linesSince(long offset, int maxLines) {
-        List<String> lines = new ArrayList<>();
-        long length = size();
-        if (offset > length) {
-            lines.addAll(readLines(generation(1), offset));
-            offset = 0;
+    public String mark(String what) {
+        String marker = "==== ateom " + java.time.Instant.now() + " " + java.util.UUID.randomUUID().toString().substring(0, 8)
+                + ": " + what + " ====";
+        try {
+            Files.writeString(file, marker + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);
+        } catch (IOException e) {
+            throw new VirtiofsdException("cannot write to log " + file + ": " + e.getMessage(), e);
         }
-        lines.addAll(readLines(file, offset));
-        return List.copyOf(lines.subList(Math.max(0, lines.size() - maxLines), lines.size()));
+        return marker;
     }
 
-    private static List<String> readLines(Path path, long offset) {
+    /**
+     * The last lines written after the marker, looking into the newest rotated generation too (the marker may have
+     * been rotated out of the current file). Without the marker in either, every line of both.
+     */
+    public List<String> linesAfter(String marker, int maxLines) {
+        List<String> lines = new ArrayList<>(readTail(generation(1)));
+        lines.addAll(readTail(file));
+        int at = lines.lastIndexOf(marker);
+        List<String> after = lines.subList(at + 1, lines.size());
+        return List.copyOf(after.subList(Math.max(0, after.size() - maxLines), after.size()));
+    }
+
+    /** At most the last 64 KiB: enough for diagnostics. */
+    private static List<String> readTail(Path path) {
         if (!Files.exists(path)) return List.of();
         try (RandomAccessFile raf = new RandomAccessFile(path.toFile(), "r")) {
             long length = raf.length();
-            if (offset > length) return List.of();
-            // at most the last 64 KiB: enough for the last lines of diagnostics
-            long from = Math.max(offset, length - 64 * 1024);
+            long from = Math.max(0, length - 64 * 1024);
             byte[] bytes = new byte[(int) (length - from)];
             raf.seek(from);
             raf.readFully(bytes);

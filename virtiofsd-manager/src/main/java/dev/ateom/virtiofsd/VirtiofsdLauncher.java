@@ -93,8 +93,8 @@ public final class VirtiofsdLauncher implements AutoCloseable {
         prepareSocketPath(spec);
         ShareLog log = shareLog(spec);
         log.rotateIfLarger();
-        long logOffset = log.size();
         List<String> argv = VirtiofsdArgv.of(binary.path(), spec);
+        String logMarker = log.mark("starting " + spec.describe() + ": " + String.join(" ", argv));
         Process child;
         try {
             child = ChildSpawner.spawn(argv, spec.options().dieWithDaemon(), spec.logFile());
@@ -102,7 +102,7 @@ public final class VirtiofsdLauncher implements AutoCloseable {
             throw new VirtiofsdException(spec.describe() + ": cannot start " + binary.path() + ": " + e.getMessage(), e);
         }
         long startTicks = LinuxProcess.read(child.pid()).map(LinuxProcess::startTicks).orElse(0L);
-        VirtiofsdProcess process = new VirtiofsdProcess(this, spec, child.toHandle(), Optional.of(child), startTicks, log, logOffset);
+        VirtiofsdProcess process = new VirtiofsdProcess(this, spec, child.toHandle(), Optional.of(child), startTicks, log, logMarker);
         track(process);
         try {
             awaitListening(process);
@@ -139,8 +139,10 @@ public final class VirtiofsdLauncher implements AutoCloseable {
                     + ": it started at tick " + process.startTicks() + ", not " + record.startTicks() + " (pid reused)");
         }
         ShareLog log = shareLog(spec);
-        VirtiofsdProcess adopted = new VirtiofsdProcess(this, spec, handle, Optional.empty(), process.startTicks(), log, log.size());
+        String logMarker = log.mark("adopted " + spec.describe() + " pid " + record.pid());
+        VirtiofsdProcess adopted = new VirtiofsdProcess(this, spec, handle, Optional.empty(), process.startTicks(), log, logMarker);
         adopted.rememberDescendants();
+        adopted.rememberOwnSockets();
         track(adopted);
         LOG.log(Level.INFO, "{0}: adopted virtiofsd pid {1} on {2}", spec.describe(), Long.toString(record.pid()), spec.socketPath());
         return adopted;
@@ -280,6 +282,7 @@ public final class VirtiofsdLauncher implements AutoCloseable {
             Set<Long> listening = UnixSocketTable.listeningInodes(spec.socketPath());
             if (!listening.isEmpty() && process.heldSocketInodes().stream().anyMatch(listening::contains)) {
                 process.rememberDescendants();
+                process.rememberOwnSockets();
                 return;
             }
             if (System.nanoTime() > deadline) {

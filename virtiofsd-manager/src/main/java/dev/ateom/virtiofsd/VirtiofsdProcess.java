@@ -35,23 +35,24 @@ public final class VirtiofsdProcess {
     private final long startTicks;
     private final boolean adopted;
     private final ShareLog log;
-    private final long logOffset;
+    private final String logMarker;
     private final AtomicBoolean stopRequested = new AtomicBoolean();
     /** Completed by the JVM's exit watch, or for adopted processes also by our own polling in stop(). */
     private final CompletableFuture<OptionalInt> rawExit = new CompletableFuture<>();
     private final CompletableFuture<VirtiofsdExit> exit = new CompletableFuture<>();
     /** The namespace-sandbox child and any other descendants seen, killed if they outlive the main process. */
     private final Set<ProcessHandle> descendants = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<Long> ownSocketInodes = java.util.concurrent.ConcurrentHashMap.newKeySet();
 
     VirtiofsdProcess(VirtiofsdLauncher launcher, ShareSpec spec, ProcessHandle handle, Optional<Process> child,
-                     long startTicks, ShareLog log, long logOffset) {
+                     long startTicks, ShareLog log, String logMarker) {
         this.launcher = launcher;
         this.spec = spec;
         this.handle = handle;
         this.startTicks = startTicks;
         this.adopted = child.isEmpty();
         this.log = log;
-        this.logOffset = logOffset;
+        this.logMarker = logMarker;
         if (child.isPresent()) {
             child.get().onExit().thenAccept(p -> rawExit.complete(OptionalInt.of(p.exitValue())));
         } else {
@@ -88,7 +89,7 @@ public final class VirtiofsdProcess {
 
     /** The last lines this process wrote to its log. */
     public List<String> logTail() {
-        return log.linesSince(logOffset, LOG_TAIL_LINES);
+        return log.linesAfter(logMarker, LOG_TAIL_LINES);
     }
 
     /** SIGTERM, then SIGKILL after the launcher's grace period; returns how it ended (possibly before we asked). */
@@ -125,6 +126,11 @@ public final class VirtiofsdProcess {
 
     void rememberDescendants() {
         handle.descendants().forEach(descendants::add);
+    }
+
+    /** Records the sockets this process (tree) holds now, so that its exit never removes a successor's socket. */
+    void rememberOwnSockets() {
+        ownSocketInodes.addAll(heldSocketInodes());
     }
 
     private VirtiofsdExit awaitExit(Duration timeout) throws TimeoutException {
@@ -206,8 +212,10 @@ public final class VirtiofsdProcess {
                     return;
                 }
             }
-            // our process is gone: anything listening on the path now is a successor started on the same path
-            if (UnixSocketTable.listeningInodes(spec.socketPath()).isEmpty()) {
+            // a socket listening on the path that was never ours belongs to a successor started on the same path
+            Set<Long> foreign = new HashSet<>(UnixSocketTable.listeningInodes(spec.socketPath()));
+            foreign.removeAll(ownSocketInodes);
+            if (foreign.isEmpty()) {
                 Files.deleteIfExists(spec.socketPath());
             }
             Files.deleteIfExists(pidFile);

@@ -52,21 +52,22 @@ class ShareLogTest {
     }
 
     @Test
-    void linesSinceReadsOnlyWhatCameAfterTheOffset() throws IOException {
+    void linesAfterTheMarkerAreThisProcesssEvenAcrossARotation() throws IOException {
         ShareLog log = new ShareLog(dir.resolve("sysinfo.log"), 1 << 20, 1);
         Files.writeString(log.file(), "old process line\n");
-        long offset = log.size();
+        String marker = log.mark("starting sandbox sb share ateSystemInfo");
+        assertThat(marker).startsWith("==== ateom ").contains("starting sandbox sb share ateSystemInfo");
         Files.writeString(log.file(), "a\nb\nc\n", java.nio.file.StandardOpenOption.APPEND);
 
-        assertThat(log.linesSince(offset, 10)).containsExactly("a", "b", "c");
-        assertThat(log.linesSince(offset, 2)).containsExactly("b", "c");
+        assertThat(log.linesAfter(marker, 10)).containsExactly("a", "b", "c");
+        assertThat(log.linesAfter(marker, 2)).containsExactly("b", "c");
 
-        Files.writeString(log.file(), "d\ne\n", java.nio.file.StandardOpenOption.APPEND);
         ShareLog tiny = new ShareLog(log.file(), 5, 1);
         assertThat(tiny.rotateIfLarger()).isTrue();
-        Files.writeString(log.file(), "f\n");
-        assertThat(tiny.linesSince(offset, 10)).as("rotated since: rest of .1, then the current file")
-                .containsExactly("a", "b", "c", "d", "e", "f");
+        Files.writeString(log.file(), "d\n", java.nio.file.StandardOpenOption.APPEND);
+        assertThat(tiny.linesAfter(marker, 10)).as("the marker is in .1 now").containsExactly("a", "b", "c", "d");
+        assertThat(tiny.linesAfter("==== never written ====", 10)).as("no marker: everything")
+                .containsExactly("old process line", marker, "a", "b", "c", "d");
     }
 
     private static String read(Path file) throws IOException {
