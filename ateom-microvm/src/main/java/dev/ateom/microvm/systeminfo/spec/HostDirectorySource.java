@@ -1,6 +1,5 @@
 package dev.ateom.microvm.systeminfo.spec;
 
-import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.ArrayList;
@@ -12,7 +11,6 @@ import java.util.List;
  * Without {@code items} every file of the source's current data is projected under its own
  * relative path; with them only the listed keys, each at its {@code path}.
  */
-@JsonIgnoreProperties(ignoreUnknown = false)
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record HostDirectorySource(@JsonProperty("path") String path, @JsonProperty("items") List<KeyItem> items) {
 
@@ -24,7 +22,6 @@ public record HostDirectorySource(@JsonProperty("path") String path, @JsonProper
         return items == null;
     }
 
-    @JsonIgnoreProperties(ignoreUnknown = false)
     @JsonInclude(JsonInclude.Include.NON_NULL)
     public record KeyItem(
             @JsonProperty("key") String key,

@@ -1,11 +1,9 @@
 package dev.ateom.microvm.systeminfo.spec;
 
-import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 
 /** One data source of a volume: exactly one of the two members is set (checked by the validator). */
-@JsonIgnoreProperties(ignoreUnknown = false)
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record SourceSpec(
         @JsonProperty("actorMetadata") ActorMetadataSource actorMetadata,

@@ -1,11 +1,9 @@
 package dev.ateom.microvm.systeminfo.spec;
 
-import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.List;
 
 /** {@code systemInfo} of a sandbox spec: the volumes served on the system-info share. */
-@JsonIgnoreProperties(ignoreUnknown = false)
 public record SystemInfoSpec(@JsonProperty("volumes") List<VolumeSpec> volumes) {
     public SystemInfoSpec {
         volumes = volumes == null ? List.of() : List.copyOf(volumes);

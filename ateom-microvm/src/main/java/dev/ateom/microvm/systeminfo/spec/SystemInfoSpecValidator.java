@@ -11,8 +11,8 @@ import java.util.TreeMap;
 
 /**
  * Checks a {@link SystemInfoSpec} at the API boundary. Every violation names its JSON field path
- * below {@code prefix} (normally {@code systemInfo}). Unknown JSON fields are rejected earlier,
- * by Jackson ({@code @JsonIgnoreProperties(ignoreUnknown = false)} on every record).
+ * below {@code prefix} (normally {@code systemInfo}). Unknown JSON fields are rejected earlier, by
+ * Jackson with {@code FAIL_ON_UNKNOWN_PROPERTIES} (its default), which names the field's path too.
  */
 public final class SystemInfoSpecValidator {
     private static final int MAX_MODE = 0777;

@@ -1,6 +1,5 @@
 package dev.ateom.microvm.systeminfo.spec;
 
-import com.fasterxml.jackson.annotation.JsonIgnoreProperties;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonProperty;
 import java.util.ArrayList;
@@ -12,7 +11,6 @@ import java.util.List;
  * {@code owner}/{@code group} are numeric ids; absent means the daemon's own.
  * Lists may hold nulls as written in JSON; the validator reports them by index.
  */
-@JsonIgnoreProperties(ignoreUnknown = false)
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record VolumeSpec(
         @JsonProperty("name") String name,

@@ -9,6 +9,7 @@ import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
+import java.nio.file.NotLinkException;
 import java.nio.file.Path;
 import java.nio.file.SimpleFileVisitor;
 import java.nio.file.StandardCopyOption;
@@ -81,7 +82,8 @@ public final class VolumeWriter {
      */
     public void commitWhileRunning(VolumeContent content) throws IOException {
         ensureVolumeDir();
-        Path stage = stageGeneration(content);
+        List<Path> generations = generationsNewestFirst();
+        Path stage = stageGeneration(content, generations);
         try {
             linkTopLevelNames(content);
             swapIntoData(stage);
@@ -90,8 +92,12 @@ public final class VolumeWriter {
             throw e;
         }
         unlinkNamesOtherThan(content);
-        List<Path> generations = generationsNewestFirst();
-        for (Path old : generations.subList(Math.min(retainedGenerations, generations.size()), generations.size())) {
+        // the stage now holds the previous generation: it counts among the retained ones
+        List<Path> retained = new ArrayList<>(generations);
+        if (!retained.contains(stage) && Files.isDirectory(stage, LinkOption.NOFOLLOW_LINKS)) {
+            retained.addFirst(stage);
+        }
+        for (Path old : retained.subList(Math.min(retainedGenerations, retained.size()), retained.size())) {
             deleteTree(old);
         }
     }
@@ -137,7 +143,7 @@ public final class VolumeWriter {
                 if (name.startsWith("..")) {
                     continue;
                 }
-                if (!Files.isSymbolicLink(entry) || !Files.readSymbolicLink(entry).toString().equals(linkTarget(name))) {
+                if (!linksToData(entry, name)) {
                     return false;
                 }
                 names.add(name);
@@ -177,6 +183,9 @@ public final class VolumeWriter {
     }
 
     private void ensureVolumeDir() throws IOException {
+        if (Files.isDirectory(volumeDir, LinkOption.NOFOLLOW_LINKS)) {
+            return;
+        }
         Files.createDirectories(volumeDir.getParent());
         try {
             Files.createDirectory(volumeDir);
@@ -191,7 +200,11 @@ public final class VolumeWriter {
 
     /** Writes {@code content} into a new {@code ..gen-<n>} that nothing references yet. */
     private Path stageGeneration(VolumeContent content) throws IOException {
-        long next = generationsNewestFirst().stream().findFirst().flatMap(VolumeWriter::generationNumber).orElse(0L) + 1;
+        return stageGeneration(content, generationsNewestFirst());
+    }
+
+    private Path stageGeneration(VolumeContent content, List<Path> generations) throws IOException {
+        long next = generations.stream().findFirst().flatMap(VolumeWriter::generationNumber).orElse(0L) + 1;
         Path stage = volumeDir.resolve(GENERATION_PREFIX + next);
         // 0700 until complete: the guest can list the volume, but must not read a half-written generation
         Files.createDirectory(stage, PosixFilePermissions.asFileAttribute(PosixFilePermissions.fromString("rwx------")));
@@ -256,6 +269,14 @@ public final class VolumeWriter {
         deleteTree(stage);
     }
 
+    private static boolean linksToData(Path link, String name) throws IOException {
+        try {
+            return Files.readSymbolicLink(link).toString().equals(linkTarget(name));
+        } catch (NoSuchFileException | NotLinkException e) {
+            return false;
+        }
+    }
+
     private static String linkTarget(String name) {
         return DATA_DIR + "/" + name;
     }
@@ -263,11 +284,10 @@ public final class VolumeWriter {
     private void linkTopLevelNames(VolumeContent content) throws IOException {
         for (String name : content.topLevelNames()) {
             Path link = volumeDir.resolve(name);
-            Optional<BasicFileAttributes> attrs = attributes(link);
-            if (attrs.isPresent() && attrs.get().isSymbolicLink()
-                    && Files.readSymbolicLink(link).toString().equals(linkTarget(name))) {
+            if (linksToData(link, name)) {
                 continue; // untouched: a path present in both generations never disappears
             }
+            Optional<BasicFileAttributes> attrs = attributes(link);
             Path temp = volumeDir.resolve(LINK_TEMP);
             Files.deleteIfExists(temp);
             Files.createSymbolicLink(temp, Path.of(linkTarget(name)));
