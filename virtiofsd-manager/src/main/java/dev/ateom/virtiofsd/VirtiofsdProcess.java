@@ -75,7 +75,7 @@ public final class VirtiofsdProcess {
     /** True when this process was adopted after a daemon restart (its exit status cannot be known). */
     public boolean adopted() { return adopted; }
 
-    public boolean isAlive() { return !exit.isDone() && handle.isAlive(); }
+    public boolean isAlive() { return !exit.isDone() && stillRunning(); }
 
     /** What the daemon persists to adopt or kill this process after its own restart. */
     public ShareProcessRecord record() {

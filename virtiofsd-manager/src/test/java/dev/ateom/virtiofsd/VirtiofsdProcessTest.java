@@ -204,6 +204,19 @@ class VirtiofsdProcessTest {
         }
     }
 
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(ShareOptions.SandboxMode.class)
+    void theRealVirtiofsdAcceptsEverySandboxModeAndTheOtherOptions(ShareOptions.SandboxMode mode) throws Exception {
+        ShareOptions options = new ShareOptions(mode, 2, ShareOptions.LogLevel.DEBUG, true);
+        VirtiofsdProcess process = launcher.start(spec(ShareKind.SYSTEM_INFO).withOptions(options));
+        try (VhostUserFrontend frontend = VhostUserFrontend.connect(process.socketPath())) {
+            assertThat(frontend.getFeatures()).isNotZero();
+        }
+        VirtiofsdExit exit = process.onExit().get(10, TimeUnit.SECONDS);
+        assertThat(exit.reason()).isEqualTo(VirtiofsdExit.Reason.FRONTEND_DISCONNECTED);
+        assertThat(exit.logTail()).as("debug logging is on").anyMatch(l -> l.contains("DEBUG"));
+    }
+
     @Test
     void missingSharedDirIsRefusedBeforeAnythingStarts() {
         ShareSpec spec = ShareSpec.inRunDir("sb-test", ShareKind.DURABLE, shared.resolve("missing"), run, ShareOptions.DEFAULT);
