@@ -106,8 +106,8 @@ public final class SourceWatcher implements AutoCloseable {
                         keysByDir.put(dir, key);
                         keys.add(key);
                         handlesByKey.computeIfAbsent(key, k -> new HashSet<>()).add(this);
-                    } catch (IOException e) {
-                        missing.add(dir);
+                    } catch (IOException | ClosedWatchServiceException e) {
+                        missing.add(dir); // gone, not a directory, or the daemon is shutting down
                     }
                 }
             }
