@@ -73,6 +73,14 @@ public final class ShareSet {
         throw failure;
     }
 
+    /** The usual specs of one sandbox: one per shared dir, sockets and logs named after the kind in the run dir. */
+    public static List<ShareSpec> specs(String sandboxId, Map<ShareKind, Path> sharedDirs, Path runDir, ShareOptions options) {
+        return sharedDirs.entrySet().stream()
+                .sorted(Map.Entry.comparingByKey())
+                .map(e -> ShareSpec.inRunDir(sandboxId, e.getKey(), e.getValue(), runDir, options))
+                .toList();
+    }
+
     /** Adopts the recorded processes of a running sandbox after a daemon restart; on any refusal adopts none. */
     public static ShareSet adopt(VirtiofsdLauncher launcher, List<ShareProcessRecord> records) {
         Map<ShareKind, VirtiofsdProcess> adopted = new EnumMap<>(ShareKind.class);

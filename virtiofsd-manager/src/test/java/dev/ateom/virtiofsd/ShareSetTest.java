@@ -48,9 +48,11 @@ class ShareSetTest {
     }
 
     private List<ShareSpec> specs() {
-        return List.of(ShareKind.values()).stream()
-                .map(kind -> ShareSpec.inRunDir("sb-set", kind, sandboxDir.resolve(kind.shortName()), run, ShareOptions.DEFAULT))
-                .toList();
+        Map<ShareKind, Path> dirs = new java.util.EnumMap<>(ShareKind.class);
+        for (ShareKind kind : ShareKind.values()) dirs.put(kind, sandboxDir.resolve(kind.shortName()));
+        List<ShareSpec> specs = ShareSet.specs("sb-set", dirs, run, ShareOptions.DEFAULT);
+        assertThat(specs).extracting(ShareSpec::kind).containsExactly(ShareKind.values());
+        return specs;
     }
 
     @Test
