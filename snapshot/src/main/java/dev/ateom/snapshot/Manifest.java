@@ -14,9 +14,11 @@ import java.util.TreeMap;
  *
  * @param shares virtio-fs tag → share kind (e.g. "ateDurable" → "durable"), one per fs[] entry of config.json
  * @param files  every file of the snapshot except manifest.json, path relative to the snapshot dir, sorted
+ * @param annotations opaque key → value strings the snapshot's maker attaches (the daemon keeps the source
+ *                    sandbox's spec here, which a clone needs); absent in older manifests, read as empty
  */
 @JsonPropertyOrder({"formatVersion", "snapshotId", "createdAt", "source", "chvVersion", "vm", "shares", "memoryRanges",
-    "durableArchive", "files"})
+    "durableArchive", "files", "annotations"})
 public record Manifest(int formatVersion,
                        String snapshotId,
                        Instant createdAt,
@@ -26,8 +28,14 @@ public record Manifest(int formatVersion,
                        Map<String, String> shares,
                        MemoryRanges memoryRanges,
                        DurableArchiveInfo durableArchive,
-                       List<FileEntry> files) {
+                       List<FileEntry> files,
+                       Map<String, String> annotations) {
     public static final int FORMAT_VERSION = 1;
+
+    public Manifest(int formatVersion, String snapshotId, Instant createdAt, SourceSandbox source, String chvVersion, VmSizing vm,
+                    Map<String, String> shares, MemoryRanges memoryRanges, DurableArchiveInfo durableArchive, List<FileEntry> files) {
+        this(formatVersion, snapshotId, createdAt, source, chvVersion, vm, shares, memoryRanges, durableArchive, files, Map.of());
+    }
 
     public Manifest {
         Objects.requireNonNull(snapshotId, "snapshotId");
@@ -39,6 +47,7 @@ public record Manifest(int formatVersion,
         Objects.requireNonNull(memoryRanges, "memoryRanges");
         Objects.requireNonNull(durableArchive, "durableArchive");
         files = List.copyOf(Objects.requireNonNull(files, "files"));
+        annotations = annotations == null ? Map.of() : java.util.Collections.unmodifiableMap(new TreeMap<>(annotations));
     }
 
     public Optional<FileEntry> file(String path) {

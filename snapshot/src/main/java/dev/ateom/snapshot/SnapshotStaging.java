@@ -109,7 +109,7 @@ public final class SnapshotStaging implements AutoCloseable {
                 sizing, metadata.sharesByTag(), Manifest.MemoryRanges.of(compaction.after()),
                 new Manifest.DurableArchiveInfo(SnapshotLayout.DURABLE_ARCHIVE, compression.name().toLowerCase(Locale.ROOT),
                         archive.entries(), archive.contentBytes()),
-                files);
+                files, metadata.annotations());
         Files.write(layout.manifest(), ManifestCodec.toBytes(manifest));
         makeReadOnly(layout.manifest());
         observer.completed(CommitStep.MANIFEST_WRITTEN);
