@@ -47,9 +47,15 @@ public record ShareLog(Path file, long maxBytes, int keep) {
                     Files.move(generation(n), generation(n + 1), StandardCopyOption.REPLACE_EXISTING);
                 }
             }
-            Files.copy(file, generation(1), StandardCopyOption.REPLACE_EXISTING);
-            try (FileChannel channel = FileChannel.open(file, StandardOpenOption.WRITE)) {
-                channel.truncate(0);
+            try (FileChannel source = FileChannel.open(file, StandardOpenOption.READ, StandardOpenOption.WRITE);
+                 FileChannel target = FileChannel.open(generation(1), StandardOpenOption.CREATE,
+                         StandardOpenOption.WRITE, StandardOpenOption.TRUNCATE_EXISTING)) {
+                long copied = 0;
+                // copy until the size stops moving, so only a write in the last instant before truncate is lost
+                for (long size = source.size(); copied < size; size = source.size()) {
+                    copied += source.transferTo(copied, size - copied, target);
+                }
+                source.truncate(0);
             }
             return true;
         } catch (IOException e) {
@@ -73,11 +79,14 @@ public record ShareLog(Path file, long maxBytes, int keep) {
     }
 
     /**
-     * The last lines written after the marker, looking into the newest rotated generation too (the marker may have
-     * been rotated out of the current file). Without the marker in either, every line of both.
+     * The last lines written after the marker, looking into the rotated generations too (the marker may have been
+     * rotated out of the current file). Without the marker anywhere, every line kept.
      */
     public List<String> linesAfter(String marker, int maxLines) {
-        List<String> lines = new ArrayList<>(readTail(generation(1)));
+        List<String> lines = new ArrayList<>();
+        for (int n = keep; n >= 1; n--) {
+            lines.addAll(readTail(generation(n)));
+        }
         lines.addAll(readTail(file));
         int at = lines.lastIndexOf(marker);
         List<String> after = lines.subList(at + 1, lines.size());

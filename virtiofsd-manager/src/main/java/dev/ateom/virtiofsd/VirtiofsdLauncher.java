@@ -8,7 +8,6 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -167,33 +166,28 @@ public final class VirtiofsdLauncher implements AutoCloseable {
      */
     public List<Long> killLeftovers(Path socketPath) {
         Path socket = socketPath.toAbsolutePath().normalize();
-        List<LinuxProcess> leftovers = new ArrayList<>(LinuxProcess.all().stream()
-                .filter(p -> !p.isZombie() && p.isVirtiofsdServing(socket))
-                .toList());
-        Set<Long> leftoverPids = ConcurrentHashMap.newKeySet();
-        leftovers.forEach(p -> leftoverPids.add(p.pid()));
-        // parents first: in namespace sandbox mode the child follows its parent
-        leftovers.sort(Comparator.comparing((LinuxProcess p) -> leftoverPids.contains(p.parentPid())));
-        List<ProcessHandle> signalled = new ArrayList<>();
-        for (LinuxProcess leftover : leftovers) {
-            Optional<ProcessHandle> handle = ProcessHandle.of(leftover.pid());
-            // the handle pins the start time; re-check that this very process is still that virtiofsd
-            boolean same = handle.isPresent() && LinuxProcess.read(leftover.pid())
-                    .filter(p -> p.startTicks() == leftover.startTicks() && p.isVirtiofsdServing(socket)).isPresent();
-            if (same && handle.get().destroy()) {
-                signalled.add(handle.get());
-                LOG.log(Level.INFO, "killing leftover virtiofsd pid {0} on {1}", Long.toString(leftover.pid()), socket);
+        Set<Long> terminated = new java.util.LinkedHashSet<>();
+        Set<Long> killed = new java.util.HashSet<>();
+        long sigkillAt = System.nanoTime() + settings.stopGrace().toNanos();
+        long giveUpAt = sigkillAt + Duration.ofSeconds(5).toNanos();
+        // scan until none is left: a namespace-sandbox child may outlive its parent for a moment
+        for (List<LinuxProcess> alive = leftoversServing(socket); !alive.isEmpty(); alive = leftoversServing(socket)) {
+            boolean force = System.nanoTime() > sigkillAt;
+            if (System.nanoTime() > giveUpAt) {
+                throw new VirtiofsdException("leftover virtiofsd on " + socket + " still running after SIGKILL: pids "
+                        + alive.stream().map(LinuxProcess::pid).toList());
             }
-        }
-        long deadline = System.nanoTime() + settings.stopGrace().toNanos();
-        for (ProcessHandle handle : signalled) {
-            while (handle.isAlive() && !isZombie(handle.pid()) && System.nanoTime() < deadline) {
-                sleepBriefly();
+            for (LinuxProcess leftover : alive) {
+                if (force && killed.add(leftover.pid())) {
+                    LOG.log(Level.WARNING, "leftover virtiofsd pid {0} on {1} ignored SIGTERM, sending SIGKILL",
+                            Long.toString(leftover.pid()), socket);
+                    signal(leftover, socket, true);
+                } else if (terminated.add(leftover.pid())) {
+                    LOG.log(Level.INFO, "killing leftover virtiofsd pid {0} on {1}", Long.toString(leftover.pid()), socket);
+                    signal(leftover, socket, false);
+                }
             }
-            if (handle.isAlive() && !isZombie(handle.pid())) {
-                LOG.log(Level.WARNING, "leftover virtiofsd pid {0} on {1} ignored SIGTERM, sending SIGKILL", Long.toString(handle.pid()), socket);
-                handle.destroyForcibly();
-            }
+            sleepBriefly();
         }
         try {
             Files.deleteIfExists(socket);
@@ -201,7 +195,22 @@ public final class VirtiofsdLauncher implements AutoCloseable {
         } catch (IOException e) {
             throw new VirtiofsdException("cannot remove leftover socket " + socket + " or its pid file: " + e.getMessage(), e);
         }
-        return signalled.stream().map(ProcessHandle::pid).toList();
+        return List.copyOf(terminated);
+    }
+
+    private static List<LinuxProcess> leftoversServing(Path socket) {
+        return LinuxProcess.all().stream().filter(p -> !p.isZombie() && p.isVirtiofsdServing(socket)).toList();
+    }
+
+    /** Signals the process only if this very process (same start time) is still that virtiofsd. */
+    private static void signal(LinuxProcess leftover, Path socket, boolean force) {
+        // the handle pins the start time, so a pid reused after the check is not signalled either
+        Optional<ProcessHandle> handle = ProcessHandle.of(leftover.pid());
+        boolean same = handle.isPresent() && LinuxProcess.read(leftover.pid())
+                .filter(p -> p.startTicks() == leftover.startTicks() && p.isVirtiofsdServing(socket)).isPresent();
+        if (same) {
+            if (force) handle.get().destroyForcibly(); else handle.get().destroy();
+        }
     }
 
     /** Kills leftovers of a recorded share: whatever virtiofsd still serves its socket path. */
@@ -292,10 +301,6 @@ public final class VirtiofsdLauncher implements AutoCloseable {
             }
             sleepBriefly();
         }
-    }
-
-    private static boolean isZombie(long pid) {
-        return LinuxProcess.read(pid).map(LinuxProcess::isZombie).orElse(true);
     }
 
     private static void sleepBriefly() {
