@@ -32,8 +32,17 @@ public final class ChvClient implements AutoCloseable {
     }
 
     public ChvClient(Path apiSocket, ChvTimeouts timeouts) {
-        this.transport = new UnixHttpTransport(apiSocket);
+        this(new UnixHttpTransport(apiSocket), timeouts);
+    }
+
+    private ChvClient(UnixHttpTransport transport, ChvTimeouts timeouts) {
+        this.transport = transport;
         this.timeouts = timeouts;
+    }
+
+    /** The same client with other time limits (closing either aborts calls of both). */
+    public ChvClient withTimeouts(ChvTimeouts other) {
+        return new ChvClient(transport, other);
     }
 
     public Path apiSocket() {

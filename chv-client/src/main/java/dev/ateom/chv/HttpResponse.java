@@ -1,7 +1,6 @@
 package dev.ateom.chv;
 
 import java.nio.charset.StandardCharsets;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -15,9 +14,5 @@ import java.util.Map;
 public record HttpResponse(String statusLine, int status, Map<String, String> headers, byte[] body) {
     public String bodyText() {
         return new String(body, StandardCharsets.UTF_8);
-    }
-
-    public List<String> headerNames() {
-        return List.copyOf(headers.keySet());
     }
 }

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.PropertyNamingStrategies;
 import com.fasterxml.jackson.databind.annotation.JsonNaming;
 import java.nio.file.Path;
 import java.util.List;
+
 /** Body of {@code vm.restore}. {@code netFds} describes the fds passed with the request (SCM_RIGHTS), in order. */
 @JsonNaming(PropertyNamingStrategies.SnakeCaseStrategy.class)
 @JsonInclude(JsonInclude.Include.NON_NULL)
