@@ -189,6 +189,22 @@ class AdoptionTest {
     }
 
     @Test
+    void killLeftoversEscalatesToSigkillWhenSigtermIsNotActedOn() throws Exception {
+        Path socket = run.resolve("stuck.sock");
+        Process leftover = startBare(socket);
+        awaitListening(socket);
+        for (long pid : VirtiofsdProcessTest.childPids(leftover.pid())) VirtiofsdProcessTest.kill("-STOP", pid);
+        VirtiofsdProcessTest.kill("-STOP", leftover.pid());
+
+        assertThat(launcher.killLeftovers(socket)).contains(leftover.pid());
+
+        assertThat(leftover.waitFor(5, TimeUnit.SECONDS)).isTrue();
+        assertThat(leftover.exitValue()).as("killed by SIGKILL").isEqualTo(128 + 9);
+        assertThat(ProcessLeaks.mentioning(socket)).isEmpty();
+        assertThat(socket).doesNotExist();
+    }
+
+    @Test
     void virtiofsdDiesWithTheDaemonWhenAskedTo() throws Exception {
         Process daemon = startDaemonStandIn(true);
         long virtiofsd = readPid(daemon);
