@@ -22,7 +22,8 @@ import tools.jackson.dataformat.yaml.YAMLMapper;
 
 /**
  * Every request body the client can emit validates against CHV's OpenAPI spec (the copy the stand-in ships),
- * checked by an independent validator (networknt, OpenAPI 3.0 dialect) on the exact bytes the client sends.
+ * checked by an independent validator (networknt, OpenAPI 3.0 dialect) on the exact bytes the client sends; and
+ * the answers of the CHV under test validate against the response schemas.
  */
 class RequestSchemaTest {
     private static final String SPEC = "/dev/ateom/fixtures/chv/cloud-hypervisor.openapi.yaml";
@@ -86,6 +87,23 @@ class RequestSchemaTest {
         var fs = ChvClient.JSON.readTree(ChvClient.body(FsConfig.of("t", "/s.sock")));
         assertThat(fs.toString()).isEqualTo("{\"tag\":\"t\",\"socket\":\"/s.sock\",\"num_queues\":1,\"queue_size\":1024}");
         assertThat(ChvClient.JSON.readTree(ChvClient.body(CpusConfig.of(2))).toString()).isEqualTo("{\"boot_vcpus\":2,\"max_vcpus\":2}");
+    }
+
+    @Test
+    void standInAnswersValidateAgainstTheSpecToo(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+        try (ChvProcess chv = ChvUnderTest.start(dir, "schema"); SandboxShares shares = SandboxShares.start(dir, "g1")) {
+            RawChv raw = new RawChv(chv.launch().apiSocket());
+            assertThat(schema("VmmPingResponse").validate(tree(raw.get("vmm.ping")))).isEmpty();
+            chv.client().create(shares.config("g1"));
+            assertThat(schema("VmInfo").validate(tree(raw.get("vm.info")))).as("vm.info Created").isEmpty();
+            chv.client().boot();
+            assertThat(schema("VmInfo").validate(tree(raw.get("vm.info")))).as("vm.info Running with device_tree").isEmpty();
+        }
+    }
+
+    private static JsonNode tree(HttpResponse response) {
+        assertThat(response.status()).isEqualTo(200);
+        return YAMLMapper.builder().build().readTree(response.bodyText());
     }
 
     @Test
