@@ -63,6 +63,11 @@ public record VirtiofsdBinary(Path path, String version, Set<String> flags, Stri
         return probed;
     }
 
+    @Override
+    public String toString() {
+        return "virtiofsd " + version + " at " + path;
+    }
+
     private void requireSupport() {
         for (String needed : VirtiofsdArgv.REQUIRED_FLAGS) {
             if (!flags.contains(needed)) {

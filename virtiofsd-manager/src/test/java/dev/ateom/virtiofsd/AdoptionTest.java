@@ -192,16 +192,25 @@ class AdoptionTest {
     void killLeftoversEscalatesToSigkillWhenSigtermIsNotActedOn() throws Exception {
         Path socket = run.resolve("stuck.sock");
         Process leftover = startBare(socket);
-        awaitListening(socket);
-        for (long pid : VirtiofsdProcessTest.childPids(leftover.pid())) VirtiofsdProcessTest.kill("-STOP", pid);
-        VirtiofsdProcessTest.kill("-STOP", leftover.pid());
+        try {
+            awaitListening(socket);
+            // stopped processes cannot act on SIGTERM: parent and sandboxed child
+            for (LinuxProcess serving : ProcessLeaks.mentioning(socket)) {
+                new ProcessBuilder("kill", "-STOP", Long.toString(serving.pid())).start().waitFor();
+            }
 
-        assertThat(launcher.killLeftovers(socket)).contains(leftover.pid());
+            assertThat(launcher.killLeftovers(socket)).contains(leftover.pid());
 
-        assertThat(leftover.waitFor(5, TimeUnit.SECONDS)).isTrue();
-        assertThat(leftover.exitValue()).as("killed by SIGKILL").isEqualTo(128 + 9);
-        assertThat(ProcessLeaks.mentioning(socket)).isEmpty();
-        assertThat(socket).doesNotExist();
+            assertThat(leftover.waitFor(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(leftover.exitValue()).as("killed by SIGKILL").isEqualTo(128 + 9);
+            assertThat(ProcessLeaks.mentioning(socket)).isEmpty();
+            assertThat(socket).doesNotExist();
+        } finally {
+            for (LinuxProcess serving : ProcessLeaks.mentioning(socket)) {
+                ProcessHandle.of(serving.pid()).ifPresent(ProcessHandle::destroyForcibly);
+            }
+            leftover.destroyForcibly().waitFor();
+        }
     }
 
     @Test

@@ -14,12 +14,14 @@ final class TestVirtiofsd {
     static Path binaryPath() {
         String fromEnv = System.getenv("ATEOM_VIRTIOFSD");
         if (fromEnv != null && !fromEnv.isBlank()) return Path.of(fromEnv);
-        Path repo = Path.of(System.getProperty("ateom.repo.root", "."));
-        Path bundled = repo.resolve(".tools/virtiofsd/bin/virtiofsd");
-        if (!Files.isExecutable(bundled)) {
-            throw new IllegalStateException("virtiofsd not found: set ATEOM_VIRTIOFSD or run scripts/setup.sh (looked at " + bundled + ")");
+        Path repo = Path.of(System.getProperty("ateom.repo.root", ".")).toAbsolutePath();
+        // the repo root, or above it when this module was built on its own (-f virtiofsd-manager/pom.xml)
+        for (Path dir = repo; dir != null; dir = dir.getParent()) {
+            Path bundled = dir.resolve(".tools/virtiofsd/bin/virtiofsd");
+            if (Files.isExecutable(bundled)) return bundled;
         }
-        return bundled;
+        throw new IllegalStateException("virtiofsd not found: set ATEOM_VIRTIOFSD or run scripts/setup.sh (looked in "
+                + repo + "/.tools/virtiofsd/bin and above)");
     }
 
     static synchronized VirtiofsdBinary binary() {
