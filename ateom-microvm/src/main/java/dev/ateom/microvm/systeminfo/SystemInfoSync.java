@@ -9,12 +9,17 @@ import dev.ateom.microvm.systeminfo.sync.SystemInfoMetrics;
 import dev.ateom.microvm.systeminfo.volume.ContentDigest;
 import dev.ateom.microvm.systeminfo.volume.VolumeWriter;
 import java.io.IOException;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.ReentrantLock;
@@ -45,6 +50,7 @@ public final class SystemInfoSync implements AutoCloseable {
     private boolean closed;
     private boolean reconcileRequested;
     private Thread loop;
+    private final CountDownLatch firstPass = new CountDownLatch(1);
 
     SystemInfoSync(String sandboxId, Map<VolumeSpec, VolumeWriter> writers, ActorIdentity identity,
                    VolumeAssembler assembler, SourceWatcher watcher, SystemInfoSettings settings, SystemInfoMetrics metrics) {
@@ -83,6 +89,11 @@ public final class SystemInfoSync implements AutoCloseable {
         } finally {
             lock.unlock();
         }
+    }
+
+    /** Waits until the first pass (a reconciliation of every volume) has run; false on timeout. */
+    public boolean awaitFirstPass(Duration timeout) throws InterruptedException {
+        return firstPass.await(timeout.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     /** The volumes whose last sync failed, with the reason; empty when all are in step with their sources. */
@@ -163,9 +174,9 @@ public final class SystemInfoSync implements AutoCloseable {
                                 wakeAt = earlier(wakeAt, at);
                             }
                         }
-                        if (v.failure != null) {
+                        if (v.failure != null || v.unwatched) {
                             if (now - v.nextRetry >= 0) {
-                                due.putIfAbsent(v, new Task(Reason.RETRY, 0));
+                                due.putIfAbsent(v, new Task(Reason.RETRY, v.dirtySince));
                             } else {
                                 wakeAt = earlier(wakeAt, v.nextRetry);
                             }
@@ -187,6 +198,7 @@ public final class SystemInfoSync implements AutoCloseable {
                 lock.unlock();
             }
             due.forEach(this::sync);
+            firstPass.countDown();
         }
     }
 
@@ -211,8 +223,14 @@ public final class SystemInfoSync implements AutoCloseable {
     }
 
     private void syncOnce(VolumeState volume, Task task) throws SourceException, IOException {
+        // watch before reading, so a change made while reading is not missed
+        volume.watch.watch(volume.watchDirs);
         VolumeAssembler.Assembly assembly = assembler.assemble(volume.spec, identity, Optional.empty());
-        volume.watch.watch(assembly.watchDirs());
+        Set<Path> dirs = new HashSet<>(assembly.watchDirs());
+        dirs.addAll(volume.sourceRoots);
+        volume.watchDirs = dirs;
+        // a directory that could not be watched (gone meanwhile) is looked at again after the retry interval
+        volume.unwatched = !volume.watch.watch(dirs).isEmpty();
         if (!assembly.failures().isEmpty()) {
             throw new SourceException(assembly.failures().getFirst().toString());
         }
@@ -241,6 +259,7 @@ public final class SystemInfoSync implements AutoCloseable {
                 LOG.log(System.Logger.Level.INFO, "sandbox {0} volume {1}: in step with its source again", sandboxId, volume.spec.name());
             }
             volume.failure = null;
+            volume.nextRetry = System.nanoTime() + settings.retryInterval().toNanos();
         } finally {
             lock.unlock();
         }
@@ -271,10 +290,16 @@ public final class SystemInfoSync implements AutoCloseable {
         long nextRetry;
         String failure; // null = healthy
         String lastDigest; // loop thread only
+        final Set<Path> sourceRoots = new HashSet<>();
+        Set<Path> watchDirs; // loop thread only
+        volatile boolean unwatched;
 
         VolumeState(VolumeSpec spec, VolumeWriter writer) {
             this.spec = spec;
             this.writer = writer;
+            spec.sources().stream().filter(s -> s.hostDirectory() != null)
+                    .forEach(s -> sourceRoots.add(Path.of(s.hostDirectory().path())));
+            this.watchDirs = Set.copyOf(sourceRoots);
         }
     }
 }

@@ -17,6 +17,7 @@ import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.regex.Pattern;
 
 /**
  * Lists the current data of a {@code hostDirectory} source without reading file contents.
@@ -27,16 +28,29 @@ import java.util.Set;
  * source directory; anything else (FIFO, socket, device, link outside) is an error.
  */
 public final class HostDirectoryReader {
+    // the kubelet's payload dirs (..2026_11_30_12_00_00.123) and its temporary link
+    private static final Pattern KUBELET_INTERNAL = Pattern.compile("\\.\\.(\\d{4}_.*|data_tmp)");
     private final SourceLimits limits;
 
     public HostDirectoryReader(SourceLimits limits) {
         this.limits = limits;
     }
 
-    /** The directories a watcher must observe to see every change of this source's data. */
-    public record Listing(List<VolumeFile> files, Set<Path> watchDirs) {}
+    /**
+     * The files of the source's current data, the directories a watcher must observe to see every
+     * change of it, and whether it has the kubelet's layout.
+     */
+    public record Listing(List<VolumeFile> files, Set<Path> watchDirs, boolean kubeletLayout) {}
 
     public Listing read(HostDirectorySource source, FileMode defaultMode) throws SourceException {
+        return read(source, defaultMode, false);
+    }
+
+    /**
+     * @param requireDataLink the source had the kubelet layout before: without {@code ..data} now it is
+     *     being removed (its files go first, then the directory), not a directory that became empty
+     */
+    public Listing read(HostDirectorySource source, FileMode defaultMode, boolean requireDataLink) throws SourceException {
         Path root = Path.of(source.path());
         try {
             if (!Files.exists(root)) {
@@ -47,6 +61,9 @@ public final class HostDirectoryReader {
             }
             Path realRoot = root.toRealPath();
             Path data = dataDir(realRoot);
+            if (requireDataLink && data.equals(realRoot)) {
+                throw new SourceException("host directory " + root + " lost its ..data link (is it being removed?)");
+            }
             List<VolumeFile> files = new ArrayList<>();
             Set<Path> watchDirs = new HashSet<>();
             watchDirs.add(root);
@@ -65,7 +82,7 @@ public final class HostDirectoryReader {
                     }
                 }
             }
-            return new Listing(files, watchDirs);
+            return new Listing(files, watchDirs, !data.equals(realRoot));
         } catch (NoSuchFileException e) {
             throw new SourceException("host directory " + root + " changed while it was read (" + e.getFile() + " vanished)", e);
         } catch (IOException e) {
@@ -77,6 +94,14 @@ public final class HostDirectoryReader {
     private static Path dataDir(Path realRoot) throws IOException, SourceException {
         Path link = realRoot.resolve("..data");
         if (!Files.exists(link, LinkOption.NOFOLLOW_LINKS)) {
+            try (DirectoryStream<Path> internals = Files.newDirectoryStream(realRoot,
+                    p -> KUBELET_INTERNAL.matcher(p.getFileName().toString()).matches())) {
+                if (internals.iterator().hasNext()) {
+                    // not a plain directory: the kubelet is creating or removing it; read it once ..data is there
+                    throw new SourceException("host directory " + realRoot
+                            + " has kubelet-style '..' entries but no ..data (being written or removed)");
+                }
+            }
             return realRoot;
         }
         Path data = link.toRealPath();

@@ -18,12 +18,15 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.stream.Stream;
 
 /** Builds the content of one volume from its sources and the sandbox's identity. */
 public final class VolumeAssembler {
     private final HostDirectoryReader reader;
     private final SourceLimits limits;
+    // sources seen with the kubelet layout: losing ..data means they are being removed
+    private final Set<Path> kubeletRoots = ConcurrentHashMap.newKeySet();
 
     public VolumeAssembler(SourceLimits limits) {
         this.limits = limits;
@@ -88,8 +91,16 @@ public final class VolumeAssembler {
                 failedSources.add(source);
                 continue;
             }
+            Path sourceRoot = Path.of(source.hostDirectory().path());
             try {
-                HostDirectoryReader.Listing listing = reader.read(source.hostDirectory(), volume.effectiveDefaultMode());
+                if (!Files.exists(sourceRoot)) {
+                    kubeletRoots.remove(sourceRoot); // gone: it may come back with any layout
+                }
+                HostDirectoryReader.Listing listing = reader.read(
+                        source.hostDirectory(), volume.effectiveDefaultMode(), kubeletRoots.contains(sourceRoot));
+                if (listing.kubeletLayout()) {
+                    kubeletRoots.add(sourceRoot);
+                }
                 files.addAll(listing.files());
                 watchDirs.addAll(listing.watchDirs());
             } catch (SourceException e) {

@@ -158,6 +158,30 @@ class HostDirectoryReaderTest {
                 .hasMessage("host directory " + dir + " is not a directory");
     }
 
+    /** The kubelet removes a volume's files before its directory: that must not read as an empty source. */
+    @Test
+    void aKubeletDirectoryLosingItsDataLinkIsAnErrorNotAnEmptySource() throws Exception {
+        KubeletStyleSource source = new KubeletStyleSource(tmp.resolve("secret"));
+        source.update(Map.of("token", "t"));
+        assertThat(reader.read(all(source.dir()), MODE).kubeletLayout()).isTrue();
+
+        Files.delete(source.dir().resolve("token"));
+        Files.delete(source.dir().resolve("..data"));
+        assertThatThrownBy(() -> reader.read(all(source.dir()), MODE))
+                .isInstanceOf(SourceException.class)
+                .hasMessageContaining("has kubelet-style '..' entries but no ..data");
+
+        try (var entries = Files.newDirectoryStream(source.dir())) {
+            for (Path p : entries) {
+                KubeletStyleSource.deleteTree(p);
+            }
+        }
+        assertThat(reader.read(all(source.dir()), MODE).files()).as("a plain empty directory").isEmpty();
+        assertThatThrownBy(() -> reader.read(all(source.dir()), MODE, true))
+                .isInstanceOf(SourceException.class)
+                .hasMessageContaining("lost its ..data link");
+    }
+
     @Test
     void rejectsFileNamesThatAreNotCleanPaths() throws Exception {
         Path dir = Files.createDirectories(tmp.resolve("src"));
