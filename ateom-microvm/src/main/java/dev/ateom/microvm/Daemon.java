@@ -1,6 +1,19 @@
 package dev.ateom.microvm;
 
+import dev.ateom.microvm.api.OpenApiEndpoint;
+import dev.ateom.microvm.api.SandboxRoutes;
+import dev.ateom.microvm.api.SnapshotRoutes;
 import dev.ateom.microvm.config.DaemonConfig;
+import dev.ateom.microvm.http.RequestBodies;
+import dev.ateom.microvm.sandbox.GuestProbe;
+import dev.ateom.microvm.sandbox.SandboxManager;
+import dev.ateom.microvm.sandbox.SandboxStore;
+import dev.ateom.microvm.sandbox.SnapshotCatalog;
+import dev.ateom.microvm.sandbox.SystemInfoVolumes;
+import dev.ateom.microvm.systeminfo.SystemInfoService;
+import dev.ateom.microvm.systeminfo.SystemInfoSettings;
+import dev.ateom.snapshot.SnapshotStore;
+import dev.ateom.virtiofsd.VirtiofsdLauncher;
 import dev.ateom.microvm.http.ApiServer;
 import dev.ateom.microvm.http.ApiToken;
 import dev.ateom.microvm.http.HealthEndpoint;
@@ -27,11 +40,15 @@ public final class Daemon implements AutoCloseable {
 
     private final DaemonConfig config;
     private final ApiServer server;
+    private final SandboxManager sandboxes;
+    private final List<AutoCloseable> resources;
     private final CountDownLatch stopped = new CountDownLatch(1);
 
-    private Daemon(DaemonConfig config, ApiServer server) {
+    private Daemon(DaemonConfig config, ApiServer server, SandboxManager sandboxes, List<AutoCloseable> resources) {
         this.config = config;
         this.server = server;
+        this.sandboxes = sandboxes;
+        this.resources = resources;
     }
 
     public static Daemon start(DaemonConfig config) {
@@ -40,22 +57,45 @@ public final class Daemon implements AutoCloseable {
         ApiToken token = ApiToken.loadOrCreate(config.tokenFile());
         LOG.log(INFO, (token.created() ? "created API token file " : "API token file ") + token.file());
 
-        HypervisorCheck hypervisor = HypervisorCheck.of(config.cloudHypervisor());
-        if (hypervisor.available()) {
-            LOG.log(INFO, "cloud-hypervisor: " + hypervisor.resolved().orElseThrow());
-        } else {
-            LOG.log(WARNING, hypervisor.problem());
-        }
+        HostTools tools = HostTools.check(config);
+        tools.problems().forEach(problem -> LOG.log(WARNING, problem));
+        tools.hypervisor().resolved().ifPresent(chv -> LOG.log(INFO, "cloud-hypervisor: " + chv));
+        tools.virtiofsd().ifPresent(v -> LOG.log(INFO, "virtiofsd " + v.version() + ": " + v.path()));
 
         PrometheusRegistry registry = new PrometheusRegistry();
         JvmMetrics.builder().register(registry);
 
+        List<AutoCloseable> resources = new ArrayList<>();
+        SandboxManager sandboxes;
+        try {
+            SnapshotStore snapshotStore = SnapshotStore.open(config.stateDir());
+            SnapshotCatalog snapshots = new SnapshotCatalog(snapshotStore, config.sandboxesDir());
+            SystemInfoService systemInfo = new SystemInfoService(
+                    SystemInfoSettings.DEFAULT.withReconcileInterval(config.syncReconcileInterval()), registry);
+            resources.add(systemInfo);
+            VirtiofsdLauncher virtiofsd = tools.virtiofsdLauncher();
+            if (virtiofsd != null) resources.add(virtiofsd);
+            GuestProbe probe = new dev.ateom.microvm.runtime.VsockGuestProbe();
+            sandboxes = new SandboxManager(config, new SandboxStore(config.sandboxesDir()), virtiofsd, snapshots,
+                    new SystemInfoVolumes(systemInfo), probe, tools, registry);
+            snapshots.protect(sandboxes::isLatestOfSuspended);
+            sandboxes.recover();
+        } catch (IOException e) {
+            closeAll(resources);
+            throw new UncheckedIOException("cannot open the state dir " + config.stateDir(), e);
+        }
+        resources.addFirst(sandboxes);
+
+        RequestBodies bodies = new RequestBodies(config.maxRequestBytes());
         List<HttpService> services = new ArrayList<>();
         services.add(new HealthEndpoint());
         services.add(new MetricsEndpoint(registry));
+        services.add(new OpenApiEndpoint());
+        services.add(new SandboxRoutes(sandboxes, bodies));
+        services.add(new SnapshotRoutes(sandboxes.snapshotCatalog()));
 
         ApiServer server = new ApiServer(config.listenHost(), config.port(), config.maxRequestBytes(), token, services);
-        Daemon daemon = new Daemon(config, server);
+        Daemon daemon = new Daemon(config, server, sandboxes, resources);
         daemon.writePortFile();
         LOG.log(INFO, "ateom listening on http://" + config.listenHost() + ":" + server.port()
                 + " (state " + config.stateDir() + ", run " + config.runDir() + ")");
@@ -74,8 +114,21 @@ public final class Daemon implements AutoCloseable {
         if (stopped.getCount() == 0) return;
         LOG.log(INFO, "ateom shutting down");
         server.close();
+        closeAll(resources);
         stopped.countDown();
         LOG.log(INFO, "ateom stopped");
+    }
+
+    public SandboxManager sandboxes() { return sandboxes; }
+
+    private static void closeAll(List<AutoCloseable> resources) {
+        for (AutoCloseable resource : resources) {
+            try {
+                resource.close();
+            } catch (Exception e) {
+                LOG.log(WARNING, "closing " + resource.getClass().getSimpleName() + " failed: " + e);
+            }
+        }
     }
 
     private void writePortFile() {

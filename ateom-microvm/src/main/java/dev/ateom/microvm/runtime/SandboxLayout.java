@@ -27,6 +27,14 @@ public record SandboxLayout(String sandboxId, Path sandboxDir, Path durableDir, 
         return new EpochLayout(runDir.resolve("e" + epoch));
     }
 
+    /**
+     * Per-restore CHV source dirs live on the state dir's filesystem (hard links to the snapshot's files
+     * cannot cross into a tmpfs run dir): {@code <sandbox>/restore/e<epoch>}.
+     */
+    public Path restoreDir(int epoch) { return restoreRoot().resolve("e" + epoch); }
+
+    public Path restoreRoot() { return sandboxDir.resolve("restore"); }
+
     static String runDirName(String sandboxId) {
         if (sandboxId.length() <= MAX_RUN_NAME) return sandboxId;
         try {
@@ -48,8 +56,5 @@ public record SandboxLayout(String sandboxId, Path sandboxDir, Path durableDir, 
         public Path chvLog() { return dir.resolve("chv.log"); }
 
         public Path chvOutput() { return dir.resolve("chv.out"); }
-
-        /** The per-restore CHV source dir: rewritten config.json plus links to the snapshot's state and memory. */
-        public Path restoreDir() { return dir.resolve("restore"); }
     }
 }

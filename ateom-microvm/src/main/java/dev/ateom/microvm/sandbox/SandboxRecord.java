@@ -9,7 +9,7 @@ import java.util.Map;
 
 /**
  * Everything the daemon knows about one sandbox, written to {@code sandbox.json} atomically on every
- * transition. {@code lastTimingsMs} holds the step timings of the last create/suspend/resume/clone.
+ * transition. {@code epochs} counts boots and restores (each gets fresh socket paths); {@code lastTimingsMs} holds the step timings of the last create/suspend/resume/clone.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record SandboxRecord(
@@ -24,6 +24,7 @@ public record SandboxRecord(
         String latestSnapshotId,
         List<String> snapshotIds,
         VmRuntime runtime,
+        int epochs,
         String lastOperation,
         Map<String, Long> lastTimingsMs) {
 
@@ -33,29 +34,29 @@ public record SandboxRecord(
 
     public SandboxRecord withState(SandboxState newState) {
         return new SandboxRecord(id, spec, identity, newState, newState == SandboxState.FAILED ? failureReason : null,
-                createdAt, Instant.now(), sourceSnapshotId, latestSnapshotId, snapshotIds, runtime, lastOperation, lastTimingsMs);
+                createdAt, Instant.now(), sourceSnapshotId, latestSnapshotId, snapshotIds, runtime, epochs, lastOperation, lastTimingsMs);
     }
 
     public SandboxRecord failed(String reason) {
         return new SandboxRecord(id, spec, identity, SandboxState.FAILED, reason, createdAt, Instant.now(), sourceSnapshotId,
-                latestSnapshotId, snapshotIds, runtime, lastOperation, lastTimingsMs);
+                latestSnapshotId, snapshotIds, runtime, epochs, lastOperation, lastTimingsMs);
     }
 
     public SandboxRecord withRuntime(VmRuntime newRuntime) {
         return new SandboxRecord(id, spec, identity, state, failureReason, createdAt, Instant.now(), sourceSnapshotId,
-                latestSnapshotId, snapshotIds, newRuntime, lastOperation, lastTimingsMs);
+                latestSnapshotId, snapshotIds, newRuntime, newRuntime != null ? Math.max(epochs, newRuntime.epoch()) : epochs, lastOperation, lastTimingsMs);
     }
 
     public SandboxRecord withOperation(String operation, Map<String, Long> timingsMs) {
         return new SandboxRecord(id, spec, identity, state, failureReason, createdAt, Instant.now(), sourceSnapshotId,
-                latestSnapshotId, snapshotIds, runtime, operation, timingsMs == null ? null : Map.copyOf(timingsMs));
+                latestSnapshotId, snapshotIds, runtime, epochs, operation, timingsMs == null ? null : Map.copyOf(timingsMs));
     }
 
     public SandboxRecord withSnapshot(String snapshotId) {
         List<String> ids = new java.util.ArrayList<>(snapshotIds);
         ids.add(snapshotId);
         return new SandboxRecord(id, spec, identity, state, failureReason, createdAt, Instant.now(), sourceSnapshotId,
-                snapshotId, ids, runtime, lastOperation, lastTimingsMs);
+                snapshotId, ids, runtime, epochs, lastOperation, lastTimingsMs);
     }
 
     public SandboxRecord withoutSnapshot(String snapshotId) {
@@ -63,6 +64,6 @@ public record SandboxRecord(
         ids.remove(snapshotId);
         String latest = snapshotId.equals(latestSnapshotId) ? (ids.isEmpty() ? null : ids.getLast()) : latestSnapshotId;
         return new SandboxRecord(id, spec, identity, state, failureReason, createdAt, Instant.now(), sourceSnapshotId,
-                latest, ids, runtime, lastOperation, lastTimingsMs);
+                latest, ids, runtime, epochs, lastOperation, lastTimingsMs);
     }
 }

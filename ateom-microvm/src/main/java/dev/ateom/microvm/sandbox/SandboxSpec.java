@@ -1,5 +1,6 @@
 package dev.ateom.microvm.sandbox;
 
+import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.ateom.microvm.systeminfo.spec.SystemInfoSpec;
 
@@ -26,6 +27,7 @@ public record SandboxSpec(
         MemoryRestoreMode memoryRestoreMode,
         String fromSnapshot) {
 
+    @JsonIgnore
     public boolean isClone() { return fromSnapshot != null; }
 
     public ReadinessSpec readinessOrDefault() { return readiness == null ? ReadinessSpec.NONE : readiness; }

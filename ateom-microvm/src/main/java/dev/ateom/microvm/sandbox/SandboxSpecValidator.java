@@ -15,6 +15,8 @@ import java.util.regex.Pattern;
 public final class SandboxSpecValidator {
     /** DNS-1123 label: usable as a directory name, a hostname and a Kubernetes name. */
     public static final Pattern ID = Pattern.compile("[a-z0-9]([a-z0-9-]{0,61}[a-z0-9])?");
+    /** Snapshot ids are {@code <sandbox-id>-<8 hex>}. */
+    public static final Pattern SNAPSHOT_ID = Pattern.compile("[a-z0-9]([a-z0-9-]{0,80}[a-z0-9])?");
     private static final Pattern NAME = Pattern.compile("[a-z0-9]([a-z0-9.-]{0,251}[a-z0-9])?");
     private static final Pattern DURABLE_DIR = Pattern.compile("[A-Za-z0-9_][A-Za-z0-9_.-]{0,127}");
     private static final int MAX_DURABLE_DIRS = 16;

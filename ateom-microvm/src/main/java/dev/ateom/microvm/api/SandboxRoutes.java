@@ -1,0 +1,48 @@
+package dev.ateom.microvm.api;
+
+import dev.ateom.microvm.http.RequestBodies;
+import dev.ateom.microvm.http.Responses;
+import dev.ateom.microvm.sandbox.SandboxManager;
+import dev.ateom.microvm.sandbox.SandboxSpec;
+import io.helidon.webserver.http.HttpRules;
+import io.helidon.webserver.http.HttpService;
+import io.helidon.webserver.http.ServerRequest;
+import io.helidon.webserver.http.ServerResponse;
+
+import java.util.Map;
+
+/** {@code /v1/sandboxes}: create or clone, list, show, suspend, resume, delete. */
+public final class SandboxRoutes implements HttpService {
+    private final SandboxManager manager;
+    private final RequestBodies bodies;
+
+    public SandboxRoutes(SandboxManager manager, RequestBodies bodies) {
+        this.manager = manager;
+        this.bodies = bodies;
+    }
+
+    @Override
+    public void routing(HttpRules rules) {
+        rules.post("/v1/sandboxes", this::create)
+                .get("/v1/sandboxes", (req, res) -> Responses.json(res, 200, Map.of("items", manager.list())))
+                .get("/v1/sandboxes/{id}", (req, res) -> Responses.json(res, 200, manager.get(id(req))))
+                .post("/v1/sandboxes/{id}/suspend", (req, res) -> Responses.json(res, 200, manager.suspend(id(req))))
+                .post("/v1/sandboxes/{id}/resume", (req, res) -> Responses.json(res, 200, manager.resume(id(req))))
+                .delete("/v1/sandboxes/{id}", this::delete);
+    }
+
+    private void create(ServerRequest req, ServerResponse res) {
+        SandboxSpec spec = bodies.readJson(req, SandboxSpec.class);
+        var result = manager.create(spec);
+        res.header("Location", "/v1/sandboxes/" + result.sandbox().id());
+        Responses.json(res, 201, result);
+    }
+
+    private void delete(ServerRequest req, ServerResponse res) {
+        boolean withSnapshots = QueryFlags.flag(req, "deleteSnapshots");
+        manager.delete(id(req), withSnapshots);
+        res.status(204).send();
+    }
+
+    private static String id(ServerRequest req) { return req.path().pathParameters().get("id"); }
+}

@@ -1,0 +1,14 @@
+package dev.ateom.microvm.sandbox;
+
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+
+/** The daemon's use of the guest's identity probe over CHV's hybrid vsock: readiness and clock. */
+public interface GuestProbe {
+    /** Returns once the probe answers {@code ping} on {@code port}; throws naming the socket and port after {@code timeout}. */
+    void awaitReady(Path vsockSocket, long port, Duration timeout);
+
+    /** Sets the guest's wall clock (it is behind by the time the VM spent saved). */
+    void setClock(Path vsockSocket, long port, Instant now);
+}

@@ -1,0 +1,13 @@
+package dev.ateom.microvm.sandbox;
+
+import dev.ateom.chv.ChvProcess;
+import dev.ateom.virtiofsd.ShareSet;
+
+/**
+ * The in-memory handles of a sandbox whose VM exists: its CHV process, its virtiofsd shares and the
+ * system-info sync. Adopted sandboxes (after a daemon restart) have {@code chv == null}: they are driven
+ * through the API socket alone.
+ */
+record LiveVm(int epoch, ChvProcess chv, ShareSet shares, AutoCloseable sync) {
+    LiveVm withSync(AutoCloseable newSync) { return new LiveVm(epoch, chv, shares, newSync); }
+}

@@ -1,0 +1,250 @@
+package dev.ateom.microvm.sandbox;
+
+import com.fasterxml.jackson.core.JsonProcessingException;
+import dev.ateom.microvm.http.ApiException;
+import dev.ateom.microvm.http.ApiJson;
+import dev.ateom.snapshot.ArchiveCompression;
+import dev.ateom.snapshot.DiskUsage;
+import dev.ateom.snapshot.DurableArchive;
+import dev.ateom.snapshot.Manifest;
+import dev.ateom.snapshot.RestoreDirectory;
+import dev.ateom.snapshot.RestoreSockets;
+import dev.ateom.snapshot.Snapshot;
+import dev.ateom.snapshot.SnapshotInspector;
+import dev.ateom.snapshot.SnapshotMetadata;
+import dev.ateom.snapshot.SnapshotStaging;
+import dev.ateom.snapshot.SnapshotStore;
+import dev.ateom.virtiofsd.ShareKind;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HexFormat;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Predicate;
+
+/**
+ * The daemon's view of the snapshot store: starts and commits snapshots of sandboxes (with the sandbox spec
+ * a clone needs), opens them for restore, lists, inspects and deletes them. Errors become API problems.
+ */
+public final class SnapshotCatalog {
+    private static final System.Logger LOG = System.getLogger(SnapshotCatalog.class.getName());
+    /** Manifest annotation holding the source sandbox's spec, so a clone knows the guest, sizing and volumes. */
+    static final String SPEC_ANNOTATION = "ateom.dev/sandbox-spec";
+
+    private final SnapshotStore store;
+    private final Path sandboxesDir;
+    private Predicate<String> protectedSnapshot = id -> false;
+
+    public SnapshotCatalog(SnapshotStore store, Path sandboxesDir) {
+        this.store = store;
+        this.sandboxesDir = sandboxesDir;
+    }
+
+    /** Snapshots that must not be deleted without {@code force}: the latest of a suspended sandbox. */
+    public void protect(Predicate<String> isProtected) { this.protectedSnapshot = isProtected; }
+
+    /** A committed snapshot opened for restore, with the spec of the sandbox it was taken from. */
+    public record SnapshotHandle(String id, Snapshot snapshot, SandboxSpec sandboxSpec) {}
+
+    /** Summary row for listings. */
+    public record SnapshotSummary(String id, String sourceSandboxId, String sourceName, Instant createdAt, long sizeBytes,
+                                  long allocatedBytes) {}
+
+    // ------------------------------------------------------------------ making snapshots
+
+    public Staging begin(String sandboxId) {
+        String id = sandboxId + "-" + HexFormat.of().formatHex(randomBytes(4));
+        try {
+            return new Staging(store.stage(id));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create a staging dir for a snapshot of " + sandboxId, e);
+        }
+    }
+
+    /** A snapshot being built; see {@link SnapshotStaging}. */
+    public final class Staging {
+        private final SnapshotStaging staging;
+
+        Staging(SnapshotStaging staging) { this.staging = staging; }
+
+        public Path chvDir() { return staging.chvDirectory(); }
+
+        public void archiveDurable(Path durableDir) {
+            try {
+                staging.archiveDurable(durableDir, ArchiveCompression.NONE, progressLog(staging.snapshotId()));
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot archive durable dir " + durableDir, e);
+            }
+        }
+
+        public String commit(SandboxRecord record, String chvVersion) {
+            Map<String, String> shares = new LinkedHashMap<>();
+            for (ShareKind kind : ShareKind.values()) shares.put(kind.tag(), kind.name().toLowerCase());
+            var source = new Manifest.SourceSandbox(record.id(), record.identity().name(), record.identity().namespace(),
+                    record.identity().uid());
+            try {
+                String spec = ApiJson.mapper().writeValueAsString(record.spec());
+                return staging.commit(new SnapshotMetadata(source, chvVersion, shares, Map.of(SPEC_ANNOTATION, spec))).id();
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot commit snapshot " + staging.snapshotId() + " of " + record.id(), e);
+            }
+        }
+
+        public void discard() {
+            try {
+                staging.close();
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "cannot remove staging dir of " + staging.snapshotId() + ": " + e.getMessage());
+            }
+        }
+    }
+
+    // ------------------------------------------------------------------ using snapshots
+
+    public SnapshotHandle open(String id) {
+        Snapshot snapshot = get(id);
+        String spec = snapshot.manifest().annotations().get(SPEC_ANNOTATION);
+        if (spec == null) {
+            throw new ApiException(422, "snapshot-unusable", "Snapshot cannot be restored",
+                    "snapshot '" + id + "' has no sandbox spec (annotation " + SPEC_ANNOTATION + "); it was not made by ateom");
+        }
+        try {
+            return new SnapshotHandle(id, snapshot, ApiJson.mapper().readValue(spec, SandboxSpec.class));
+        } catch (JsonProcessingException e) {
+            throw new ApiException(422, "snapshot-unusable", "Snapshot cannot be restored",
+                    "snapshot '" + id + "' holds an unreadable sandbox spec: " + e.getOriginalMessage());
+        }
+    }
+
+    /** A per-restore source dir: rewritten config.json, state and memory hard-linked from the snapshot. */
+    public Path prepareRestore(SnapshotHandle handle, Path restoreDir, Map<String, Path> socketsByTag, Path vsock, Path console) {
+        try {
+            java.nio.file.Files.createDirectories(restoreDir.getParent());
+            return RestoreDirectory.prepare(handle.snapshot().layout(), restoreDir,
+                    new RestoreSockets(socketsByTag, Optional.of(vsock), Optional.of(console), Optional.empty())).directory();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot prepare restore dir " + restoreDir + " from snapshot " + handle.id(), e);
+        }
+    }
+
+    /** Lays the snapshot's durable archive at {@code target} (which must not exist), complete or not at all. */
+    public void extractDurable(SnapshotHandle handle, Path target) {
+        try {
+            DurableArchive.extract(handle.snapshot().layout().durableArchive(), target);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot extract the durable archive of snapshot " + handle.id() + " into " + target, e);
+        }
+    }
+
+    // ------------------------------------------------------------------ listing, inspection, deletion
+
+    public List<SnapshotSummary> list() {
+        List<SnapshotSummary> out = new ArrayList<>();
+        try {
+            for (String id : store.list()) {
+                store.get(id).ifPresent(s -> out.add(summary(s)));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list snapshots", e);
+        }
+        return out;
+    }
+
+    public Map<String, Object> inspect(String id, boolean verify) {
+        Snapshot snapshot = get(id);
+        Map<String, Object> report = new LinkedHashMap<>();
+        try {
+            SnapshotInspector.Summary summary = SnapshotInspector.summarize(snapshot);
+            report.put("id", id);
+            report.put("summary", summary);
+            Optional<Path> systemInfoDir = Optional.of(sandboxesDir.resolve(snapshot.manifest().source().sandboxId()).resolve("system-info"))
+                    .filter(java.nio.file.Files::isDirectory);
+            report.put("systemInfoCheck", SnapshotInspector.checkNoSystemInfo(snapshot, systemInfoDir));
+            if (verify) report.put("verification", SnapshotInspector.verify(snapshot));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot inspect snapshot " + id, e);
+        }
+        return report;
+    }
+
+    public void delete(String id, boolean force) {
+        get(id);
+        if (!force && protectedSnapshot.test(id)) {
+            throw new ApiException(409, "snapshot-in-use", "Snapshot in use",
+                    "snapshot '" + id + "' is the latest snapshot of a suspended sandbox, which resumes from it; delete with force=true to drop it anyway");
+        }
+        deleteIfPresent(id);
+    }
+
+    public void deleteIfPresent(String id) {
+        try {
+            if (store.delete(id)) LOG.log(System.Logger.Level.INFO, "deleted snapshot " + id);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot delete snapshot " + id, e);
+        }
+    }
+
+    /** Committed snapshots of {@code sandboxId} not in {@code known}, newest last (recovery after a crash mid-suspend). */
+    public List<String> unrecordedSnapshotsOf(String sandboxId, Set<String> known) {
+        List<Snapshot> found = new ArrayList<>();
+        try {
+            for (String id : store.list()) {
+                if (known.contains(id)) continue;
+                store.get(id).filter(s -> s.manifest().source().sandboxId().equals(sandboxId)).ifPresent(found::add);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list snapshots", e);
+        }
+        found.sort(java.util.Comparator.comparing(s -> s.manifest().createdAt()));
+        return found.stream().map(Snapshot::id).toList();
+    }
+
+    private Snapshot get(String id) {
+        if (!SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches()) throw ApiException.notFound("Snapshot", id);
+        try {
+            return store.get(id).orElseThrow(() -> ApiException.notFound("Snapshot", id));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read snapshot " + id, e);
+        }
+    }
+
+    private static SnapshotSummary summary(Snapshot s) {
+        long size = s.manifest().files().stream().mapToLong(Manifest.FileEntry::size).sum();
+        long allocated = 0;
+        for (String file : dev.ateom.snapshot.SnapshotLayout.CONTENT_FILES) {
+            try {
+                allocated += DiskUsage.of(s.layout().directory().resolve(file)).allocatedBytes();
+            } catch (IOException e) {
+                // a missing file shows as 0 here; inspect and verify report it
+            }
+        }
+        return new SnapshotSummary(s.id(), s.manifest().source().sandboxId(), s.manifest().source().name(),
+                s.manifest().createdAt(), size, allocated);
+    }
+
+    /** Long archives show progress: a log line every 256 MiB. */
+    private static dev.ateom.snapshot.ArchiveProgress progressLog(String snapshotId) {
+        long step = 256L << 20;
+        long[] next = {step};
+        return (bytes, entries) -> {
+            if (bytes >= next[0]) {
+                next[0] = bytes + step;
+                LOG.log(System.Logger.Level.INFO, "snapshot " + snapshotId + ": archived " + (bytes >> 20) + " MiB in " + entries + " entries");
+            }
+        };
+    }
+
+    private static byte[] randomBytes(int n) {
+        byte[] b = new byte[n];
+        ThreadLocalRandom.current().nextBytes(b);
+        return b;
+    }
+}

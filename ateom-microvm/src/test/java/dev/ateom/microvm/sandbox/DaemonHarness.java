@@ -1,0 +1,90 @@
+package dev.ateom.microvm.sandbox;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ateom.microvm.Daemon;
+import dev.ateom.microvm.config.ConfigOption;
+import dev.ateom.microvm.config.DaemonConfigLoader;
+import dev.ateom.microvm.http.ApiJson;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumMap;
+import java.util.Map;
+
+/**
+ * A daemon on a random port with its own state and run dirs, the CHV stand-in ({@code none} backend) as its
+ * cloud-hypervisor and the setup script's real virtiofsd; plus an HTTP client that speaks to it.
+ */
+final class DaemonHarness implements AutoCloseable {
+    final Path root;
+    final Daemon daemon;
+    final String token;
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    DaemonHarness(Path root, Map<ConfigOption, String> extra) throws IOException {
+        this.root = root;
+        Map<ConfigOption, String> flags = new EnumMap<>(ConfigOption.class);
+        flags.put(ConfigOption.PORT, "0");
+        flags.put(ConfigOption.STATE_DIR, root.resolve("state").toString());
+        flags.put(ConfigOption.RUN_DIR, root.resolve("run").toString());
+        flags.put(ConfigOption.CLOUD_HYPERVISOR, TestTools.standIn().toString());
+        flags.put(ConfigOption.VIRTIOFSD, TestTools.virtiofsd().toString());
+        flags.put(ConfigOption.CONFIG, Files.writeString(root.resolve("empty.yaml"), "").toString());
+        flags.putAll(extra);
+        daemon = Daemon.start(new DaemonConfigLoader(flags, Map.of()).load());
+        token = Files.readString(root.resolve("state/api-token")).strip();
+    }
+
+    /** A guest "image" for the none backend: files that exist, a rootfs dir. */
+    ObjectNode spec(String id, String name) throws IOException {
+        Path image = Files.createDirectories(root.resolve("image"));
+        Path kernel = image.resolve("vmlinux");
+        if (!Files.exists(kernel)) Files.writeString(kernel, "not a kernel: the none backend never reads it");
+        Files.createDirectories(image.resolve("rootfs/etc"));
+        ObjectNode spec = ApiJson.mapper().createObjectNode();
+        if (id != null) spec.put("id", id);
+        spec.putObject("identity").put("name", name).put("namespace", "tests");
+        spec.put("vcpus", 1).put("memoryMib", 128).put("kernel", kernel.toString()).put("cmdline", "console=ttyS0")
+                .put("rootfs", image.resolve("rootfs").toString());
+        spec.putArray("durableDirs").add("data");
+        ObjectNode volume = spec.putObject("systemInfo").putArray("volumes").addObject().put("name", "identity");
+        volume.putArray("sources").addObject().putObject("actorMetadata").putArray("items")
+                .add(ApiJson.mapper().createObjectNode().put("field", "name").put("path", "name"))
+                .add(ApiJson.mapper().createObjectNode().put("field", "uid").put("path", "uid"));
+        return spec;
+    }
+
+    Response post(String path, Object body) throws Exception {
+        String json = body instanceof String s ? s : ApiJson.mapper().writeValueAsString(body);
+        return send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)), true);
+    }
+
+    Response get(String path) throws Exception { return send(HttpRequest.newBuilder(uri(path)).GET(), true); }
+
+    Response delete(String path) throws Exception { return send(HttpRequest.newBuilder(uri(path)).DELETE(), true); }
+
+    Response send(HttpRequest.Builder req, boolean authenticated) throws Exception {
+        if (authenticated) req.header("Authorization", "Bearer " + token);
+        HttpResponse<String> res = http.send(req.build(), HttpResponse.BodyHandlers.ofString());
+        JsonNode body = res.body().isEmpty() ? ApiJson.mapper().createObjectNode() : ApiJson.mapper().readTree(res.body());
+        return new Response(res.statusCode(), res.headers().firstValue("content-type").orElse(""), body);
+    }
+
+    URI uri(String path) { return URI.create("http://127.0.0.1:" + daemon.port() + path); }
+
+    Path stateDir() { return root.resolve("state"); }
+
+    Path runDir() { return root.resolve("run"); }
+
+    @Override
+    public void close() { daemon.close(); }
+
+    record Response(int status, String contentType, JsonNode body) {}
+}

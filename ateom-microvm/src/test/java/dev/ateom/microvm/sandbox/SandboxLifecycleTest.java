@@ -1,0 +1,175 @@
+package dev.ateom.microvm.sandbox;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ateom.microvm.http.ApiJson;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The whole lifecycle through HTTP against an in-process daemon, with the CHV stand-in (a separate process,
+ * {@code none} backend: real vhost-user connections to real virtiofsd, no guest) and real virtiofsd.
+ */
+class SandboxLifecycleTest {
+    @TempDir static Path dir;
+    static DaemonHarness daemon;
+
+    @BeforeAll
+    static void start() throws Exception { daemon = new DaemonHarness(dir, Map.of()); }
+
+    @AfterAll
+    static void stop() {
+        daemon.close();
+        assertThat(TestTools.leakedChildren()).as("processes left behind").isEmpty();
+    }
+
+    @Test
+    void createSuspendResumeTwiceThenDelete() throws Exception {
+        var created = daemon.post("/v1/sandboxes", daemon.spec("life-1", "alice"));
+        assertThat(created.status()).as(created.body().toString()).isEqualTo(201);
+        JsonNode sandbox = created.body().path("sandbox");
+        assertThat(sandbox.path("state").asText()).isEqualTo("RUNNING");
+        assertThat(created.body().path("timingsMs").has("vmBoot")).isTrue();
+        assertThat(sandbox.path("runtime").path("shares")).hasSize(3);
+        for (JsonNode share : sandbox.path("runtime").path("shares")) {
+            assertThat(ProcessHandle.of(share.path("pid").asLong())).as("virtiofsd " + share).isPresent();
+        }
+        long chvPid = sandbox.path("runtime").path("chvPid").asLong();
+        assertThat(ProcessHandle.of(chvPid).map(ProcessHandle::isAlive)).hasValue(true);
+        Path durable = daemon.stateDir().resolve("sandboxes/life-1/durable/data");
+        Files.writeString(durable.resolve("notes.txt"), "written before suspend");
+        Path identityName = daemon.stateDir().resolve("sandboxes/life-1/system-info/identity/name");
+        assertThat(Files.readString(identityName)).isEqualTo("alice");
+
+        String firstSnapshot = null;
+        for (int cycle = 1; cycle <= 2; cycle++) {
+            var suspended = daemon.post("/v1/sandboxes/life-1/suspend", "{}");
+            assertThat(suspended.status()).as(suspended.body().toString()).isEqualTo(200);
+            assertThat(suspended.body().path("sandbox").path("state").asText()).isEqualTo("SUSPENDED");
+            String snapshotId = suspended.body().path("snapshotId").asText();
+            if (firstSnapshot == null) firstSnapshot = snapshotId;
+            assertThat(suspended.body().path("timingsMs").fieldNames()).toIterable()
+                    .contains("pause", "snapshot", "archive", "commit", "teardown");
+            assertThat(daemon.stateDir().resolve("snapshots").resolve(snapshotId).resolve("manifest.json")).exists();
+            assertThat(ProcessHandle.of(chvPid).map(ProcessHandle::isAlive).orElse(false)).isFalse();
+            assertThat(TestTools.leakedChildren()).as("processes of a suspended sandbox").isEmpty();
+
+            var resumed = daemon.post("/v1/sandboxes/life-1/resume", "{}");
+            assertThat(resumed.status()).as(resumed.body().toString()).isEqualTo(200);
+            JsonNode after = resumed.body().path("sandbox");
+            assertThat(after.path("state").asText()).isEqualTo("RUNNING");
+            assertThat(after.path("runtime").path("epoch").asInt()).isEqualTo(cycle + 1);
+            assertThat(resumed.body().path("timingsMs").fieldNames()).toIterable().contains("vmRestore", "vmResume");
+            chvPid = after.path("runtime").path("chvPid").asLong();
+            assertThat(Files.readString(durable.resolve("notes.txt"))).isEqualTo("written before suspend");
+            assertThat(Files.readString(identityName)).isEqualTo("alice");
+        }
+        var listed = daemon.get("/v1/sandboxes/life-1");
+        assertThat(listed.body().path("snapshotIds")).hasSize(2);
+
+        assertThat(daemon.delete("/v1/sandboxes/life-1").status()).isEqualTo(204);
+        assertThat(daemon.get("/v1/sandboxes/life-1").status()).isEqualTo(404);
+        assertThat(daemon.stateDir().resolve("sandboxes/life-1")).doesNotExist();
+        assertThat(daemon.runDir().resolve("life-1")).doesNotExist();
+        assertThat(daemon.get("/v1/snapshots/" + firstSnapshot).status()).as("snapshots are kept").isEqualTo(200);
+    }
+
+    @Test
+    void fiveClonesOfOneSnapshotEachGetTheirOwnIdentity() throws Exception {
+        assertThat(daemon.post("/v1/sandboxes", daemon.spec("origin", "origin")).status()).isEqualTo(201);
+        Files.writeString(daemon.stateDir().resolve("sandboxes/origin/durable/data/shared.txt"), "from origin");
+        String snapshot = daemon.post("/v1/sandboxes/origin/suspend", "{}").body().path("snapshotId").asText();
+
+        Set<String> uids = new HashSet<>();
+        for (int i = 1; i <= 5; i++) {
+            ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshot).put("id", "clone-" + i);
+            clone.putObject("identity").put("name", "clone-" + i).put("namespace", "tests");
+            var res = daemon.post("/v1/sandboxes", clone);
+            assertThat(res.status()).as(res.body().toString()).isEqualTo(201);
+            JsonNode sandbox = res.body().path("sandbox");
+            assertThat(sandbox.path("sourceSnapshotId").asText()).isEqualTo(snapshot);
+            uids.add(sandbox.path("identity").path("uid").asText());
+            Path sysinfo = daemon.stateDir().resolve("sandboxes/clone-" + i + "/system-info/identity");
+            assertThat(Files.readString(sysinfo.resolve("name"))).isEqualTo("clone-" + i);
+            assertThat(Files.readString(sysinfo.resolve("uid"))).isEqualTo(sandbox.path("identity").path("uid").asText());
+            assertThat(Files.readString(daemon.stateDir().resolve("sandboxes/clone-" + i + "/durable/data/shared.txt")))
+                    .isEqualTo("from origin");
+        }
+        assertThat(uids).hasSize(5);
+        for (int i = 1; i <= 5; i++) assertThat(daemon.delete("/v1/sandboxes/clone-" + i).status()).isEqualTo(204);
+        assertThat(daemon.delete("/v1/sandboxes/origin?deleteSnapshots=true").status()).isEqualTo(204);
+        assertThat(daemon.get("/v1/snapshots/" + snapshot).status()).isEqualTo(404);
+    }
+
+    @Test
+    void snapshotsCanBeListedInspectedVerifiedAndAreProtectedWhileNeeded() throws Exception {
+        assertThat(daemon.post("/v1/sandboxes", daemon.spec("snapper", "snapper")).status()).isEqualTo(201);
+        String snapshot = daemon.post("/v1/sandboxes/snapper/suspend", "{}").body().path("snapshotId").asText();
+
+        JsonNode items = daemon.get("/v1/snapshots").body().path("items");
+        assertThat(items.findValuesAsText("id")).contains(snapshot);
+        var inspected = daemon.get("/v1/snapshots/" + snapshot + "?verify=true");
+        assertThat(inspected.status()).as(inspected.body().toString()).isEqualTo(200);
+        assertThat(inspected.body().path("verification").path("problems")).isEmpty();
+        assertThat(inspected.body().path("systemInfoCheck").path("findings")).isEmpty();
+        List<String> tags = inspected.body().path("summary").path("shares").findValuesAsText("tag");
+        assertThat(tags).containsExactlyInAnyOrder("ateRootfs", "ateDurable", "ateSystemInfo");
+
+        var refused = daemon.delete("/v1/snapshots/" + snapshot);
+        assertThat(refused.status()).isEqualTo(409);
+        assertThat(refused.contentType()).isEqualTo("application/problem+json");
+        assertThat(daemon.post("/v1/sandboxes/snapper/resume", "{}").status()).isEqualTo(200);
+        assertThat(daemon.delete("/v1/snapshots/" + snapshot).status()).as("no longer needed to resume").isEqualTo(204);
+        assertThat(daemon.delete("/v1/sandboxes/snapper").status()).isEqualTo(204);
+    }
+
+    @Test
+    void illegalTransitionsAnswer409WithTheState() throws Exception {
+        assertThat(daemon.post("/v1/sandboxes", daemon.spec("strict", "strict")).status()).isEqualTo(201);
+        var resumeRunning = daemon.post("/v1/sandboxes/strict/resume", "{}");
+        assertThat(resumeRunning.status()).isEqualTo(409);
+        assertThat(resumeRunning.body().path("state").asText()).isEqualTo("RUNNING");
+        assertThat(resumeRunning.body().path("sandboxId").asText()).isEqualTo("strict");
+        var duplicate = daemon.post("/v1/sandboxes", daemon.spec("strict", "strict"));
+        assertThat(duplicate.status()).isEqualTo(409);
+        assertThat(daemon.post("/v1/sandboxes/strict/suspend", "{}").status()).isEqualTo(200);
+        var suspendSuspended = daemon.post("/v1/sandboxes/strict/suspend", "{}");
+        assertThat(suspendSuspended.status()).isEqualTo(409);
+        assertThat(suspendSuspended.body().path("state").asText()).isEqualTo("SUSPENDED");
+        assertThat(daemon.delete("/v1/sandboxes/strict?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    @Test
+    void unknownSandboxAndSnapshotAre404() throws Exception {
+        for (var res : List.of(daemon.get("/v1/sandboxes/nope"), daemon.post("/v1/sandboxes/nope/suspend", "{}"),
+                daemon.post("/v1/sandboxes/nope/resume", "{}"), daemon.delete("/v1/sandboxes/nope"),
+                daemon.get("/v1/snapshots/nope"), daemon.delete("/v1/snapshots/nope"))) {
+            assertThat(res.status()).isEqualTo(404);
+            assertThat(res.contentType()).isEqualTo("application/problem+json");
+        }
+        ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", "no-such-snapshot");
+        clone.putObject("identity").put("name", "x").put("namespace", "tests");
+        assertThat(daemon.post("/v1/sandboxes", clone).status()).isEqualTo(404);
+    }
+
+    @Test
+    void everyRunDirAndProcessIsGoneAfterDeletes() throws Exception {
+        assertThat(daemon.post("/v1/sandboxes", daemon.spec("tidy", "tidy")).status()).isEqualTo(201);
+        assertThat(daemon.delete("/v1/sandboxes/tidy").status()).isEqualTo(204);
+        try (Stream<Path> left = Files.list(daemon.runDir())) {
+            assertThat(left.map(Path::getFileName).map(Path::toString)).doesNotContain("tidy");
+        }
+    }
+}

@@ -1,0 +1,113 @@
+package dev.ateom.microvm.sandbox;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ateom.microvm.config.ConfigOption;
+import dev.ateom.microvm.http.ApiJson;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.net.http.HttpRequest;
+import java.nio.file.Path;
+import java.util.Map;
+import java.util.function.Consumer;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** Every 4xx of the sandbox API: each bad spec field on its own, auth, size, and nothing created by a refused request. */
+class SandboxRequestErrorsTest {
+    @TempDir static Path dir;
+    static DaemonHarness daemon;
+
+    @BeforeAll
+    static void start() throws Exception { daemon = new DaemonHarness(dir, Map.of(ConfigOption.MAX_REQUEST_BYTES, "8192")); }
+
+    @AfterAll
+    static void stop() { daemon.close(); }
+
+    static Stream<Arguments> badSpecs() {
+        return Stream.of(
+                bad("id", s -> s.put("id", "Not_A_Label")),
+                bad("identity", s -> s.remove("identity")),
+                bad("identity.name", s -> ((ObjectNode) s.get("identity")).put("name", "")),
+                bad("identity.namespace", s -> ((ObjectNode) s.get("identity")).put("namespace", "UPPER")),
+                bad("vcpus", s -> s.put("vcpus", 0)),
+                bad("vcpus", s -> s.remove("vcpus")),
+                bad("memoryMib", s -> s.put("memoryMib", 1)),
+                bad("kernel", s -> s.put("kernel", "/no/such/kernel")),
+                bad("kernel", s -> s.put("kernel", "relative/kernel")),
+                bad("initramfs", s -> s.put("initramfs", "/no/such/initramfs")),
+                bad("rootfs", s -> s.put("rootfs", "/no/such/dir")),
+                bad("cmdline", s -> s.put("cmdline", "a\nb")),
+                bad("durableDirs[0]", s -> s.putArray("durableDirs").add("../escape")),
+                bad("durableDirs[1]", s -> s.putArray("durableDirs").add("a").add("a")),
+                bad("readiness.type", s -> s.putObject("readiness").put("type", "tcp")),
+                bad("readiness.port", s -> s.putObject("readiness").put("type", "probe")),
+                bad("memoryRestoreMode", s -> s.put("memoryRestoreMode", "Lazy")),
+                bad("systemInfo.volumes[0].name", s -> ((ObjectNode) s.get("systemInfo").get("volumes").get(0)).put("name", "..")),
+                bad("systemInfo.volumes[0].sources[0].actorMetadata.items[0].path",
+                        s -> ((ObjectNode) s.at("/systemInfo/volumes/0/sources/0/actorMetadata/items/0")).put("path", "/abs")),
+                bad("systemInfo.volumes[0].sources[0].actorMetadata.items[0].field",
+                        s -> ((ObjectNode) s.at("/systemInfo/volumes/0/sources/0/actorMetadata/items/0")).put("field", "email")),
+                bad("colour", s -> s.put("colour", "blue")),
+                bad("identity.nickname", s -> ((ObjectNode) s.get("identity")).put("nickname", "x")),
+                bad("kernel", s -> s.put("fromSnapshot", "some-snapshot")));
+    }
+
+    private static Arguments bad(String field, Consumer<ObjectNode> mutation) { return Arguments.of(field, mutation); }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("badSpecs")
+    void badFieldIsNamedInA400(String field, Consumer<ObjectNode> mutation) throws Exception {
+        ObjectNode spec = daemon.spec("refused", "refused");
+        mutation.accept(spec);
+        var res = daemon.post("/v1/sandboxes", spec);
+        assertThat(res.status()).as(res.body().toString()).isEqualTo(400);
+        assertThat(res.contentType()).isEqualTo("application/problem+json");
+        assertThat(res.body().path("errors").findValuesAsText("field")).as(res.body().toString()).contains(field);
+        assertThat(res.body().path("detail").asText()).isNotBlank();
+        assertThat(daemon.get("/v1/sandboxes/refused").status()).as("nothing created").isEqualTo(404);
+        assertThat(daemon.stateDir().resolve("sandboxes/refused")).doesNotExist();
+    }
+
+    @Test
+    void malformedJsonIs400() throws Exception {
+        var res = daemon.post("/v1/sandboxes", "{\"identity\": ");
+        assertThat(res.status()).isEqualTo(400);
+        assertThat(res.body().path("detail").asText()).contains("not valid JSON");
+    }
+
+    @Test
+    void oversizedBodyIs413() throws Exception {
+        ObjectNode spec = daemon.spec("big", "big");
+        spec.put("cmdline", "x".repeat(10_000));
+        var res = daemon.post("/v1/sandboxes", spec);
+        assertThat(res.status()).isEqualTo(413);
+        assertThat(res.contentType()).isEqualTo("application/problem+json");
+    }
+
+    @Test
+    void missingOrWrongTokenIs401() throws Exception {
+        var missing = daemon.send(HttpRequest.newBuilder(daemon.uri("/v1/sandboxes")).GET(), false);
+        assertThat(missing.status()).isEqualTo(401);
+        var wrong = daemon.send(HttpRequest.newBuilder(daemon.uri("/v1/sandboxes")).header("Authorization", "Bearer nope").GET(), false);
+        assertThat(wrong.status()).isEqualTo(401);
+        JsonNode body = wrong.body();
+        assertThat(body.path("type").asText()).endsWith("/unauthorized");
+    }
+
+    @Test
+    void badQueryFlagIs400() throws Exception {
+        assertThat(daemon.get("/v1/snapshots/x?verify=maybe").status()).isEqualTo(400);
+    }
+
+    static {
+        ApiJson.mapper();
+    }
+}

@@ -1,0 +1,38 @@
+package dev.ateom.microvm.sandbox;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+
+/** Where the tests find the setup script's tools and the CHV stand-in, and which processes they leaked. */
+final class TestTools {
+    private TestTools() {}
+
+    static Path repoRoot() {
+        return Path.of(System.getProperty("ateom.repo.root", System.getProperty("user.dir") + "/..")).toAbsolutePath().normalize();
+    }
+
+    static Path virtiofsd() {
+        String env = System.getenv("ATEOM_VIRTIOFSD");
+        Path path = env != null ? Path.of(env) : repoRoot().resolve(".tools/virtiofsd/bin/virtiofsd");
+        if (!Files.isExecutable(path)) throw new IllegalStateException("virtiofsd not found at " + path + ": run scripts/setup.sh");
+        return path;
+    }
+
+    static Path standIn() {
+        Path path = repoRoot().resolve("fixtures/bin/chv-standin");
+        if (!Files.isDirectory(repoRoot().resolve("fixtures/target/lib"))) {
+            throw new IllegalStateException("the CHV stand-in is not built: run mvn -pl fixtures package");
+        }
+        return path;
+    }
+
+    /** Descendants of this JVM that are virtiofsd or a CHV (stand-in) process. */
+    static List<String> leakedChildren() {
+        return ProcessHandle.current().descendants()
+                .filter(ProcessHandle::isAlive)
+                .map(p -> p.pid() + " " + p.info().commandLine().orElse("?"))
+                .filter(line -> line.contains("virtiofsd") || line.contains("ChvStandIn") || line.contains("cloud-hypervisor"))
+                .toList();
+    }
+}
