@@ -1,0 +1,170 @@
+package dev.ateom.chv.vsock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ateom.chv.ChvApiException;
+import dev.ateom.chv.ChvClient;
+import dev.ateom.chv.ChvProcess;
+import dev.ateom.chv.ConsoleConfig;
+import dev.ateom.chv.CpusConfig;
+import dev.ateom.chv.FsConfig;
+import dev.ateom.chv.MemoryConfig;
+import dev.ateom.chv.MemoryRestoreMode;
+import dev.ateom.chv.PayloadConfig;
+import dev.ateom.chv.RestoreConfig;
+import dev.ateom.chv.VmConfig;
+import dev.ateom.chv.VmState;
+import dev.ateom.chv.VsockConfig;
+import dev.ateom.fixtures.guest.GuestCmdline;
+import dev.ateom.fixtures.guest.GuestImage;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/**
+ * Suspend and resume of a real guest through the CHV stand-in's REST API with the {@code qemu} backend, the way the
+ * daemon does it: boot, pause, snapshot, shutdown; change the identity while saved; fresh virtiofsd on new sockets;
+ * rewrite {@code config.json}; restore, resume; the probe's held descriptor reads the new identity.
+ */
+@Tag("guest")
+class QemuStandInRestoreTest {
+    private static final System.Logger LOG = System.getLogger(QemuStandInRestoreTest.class.getName());
+    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final List<String> TAGS = List.of("ateRootfs", "ateDurable", "ateSystemInfo");
+    private static GuestImage image;
+
+    @TempDir
+    Path dir;
+
+    @BeforeAll
+    static void buildImage() {
+        image = GuestImage.ensureBuilt();
+    }
+
+    @Test
+    void restoredGuestSeesItsNewIdentityThroughTheHeldDescriptor() throws Exception {
+        Path snapshot = Files.createDirectories(dir.resolve("snap"));
+        try (var sandbox = new SandboxDirs(dir, image, "A")) {
+            // ---- boot generation 1
+            sandbox.startShares(1);
+            Path vsock1 = dir.resolve("vsock-1.sock");
+            long bootMs, pauseMs, snapshotMs, restoreMs, resumeMs;
+            try (ChvProcess vmm = QemuStandIn.start(dir, "vmm1", Duration.ofSeconds(5))) {
+                ChvClient chv = vmm.client();
+                chv.create(config(sandbox, 1, vsock1));
+                Instant t0 = Instant.now();
+                chv.boot();
+                var probe = new ProbeClient(vsock1);
+                probe.awaitReady(Duration.ofSeconds(90));
+                bootMs = Duration.between(t0, Instant.now()).toMillis();
+                assertThat(probe.whoami().text()).isEqualTo("A");
+                assertThat(probe.cat(GuestImage.FIXTURE_FILE).text()).isEqualTo(GuestImage.FIXTURE_FILE_CONTENT);
+                probe.write("/data/keep/before.txt", "written before the suspend");
+
+                pauseMs = timed(chv::pause);
+                assertThat(chv.info().state()).isEqualTo(VmState.Paused);
+                snapshotMs = timed(() -> chv.snapshot(snapshot));
+                assertThat(snapshot.resolve("config.json")).exists();
+                assertThat(snapshot.resolve("state.json")).exists();
+                assertThat(snapshot.resolve("memory-ranges")).isNotEmptyFile();
+                chv.shutdown();
+                chv.shutdownVmm();
+            }
+            assertThat(vsock1).as("vsock socket removed at vm.shutdown").doesNotExist();
+
+            // ---- while saved: the identity changes
+            sandbox.replaceIdentity("B");
+            Instant savedUntil = Instant.now();
+
+            try (ChvProcess vmm = QemuStandIn.start(dir, "vmm2", Duration.ofSeconds(5))) {
+                ChvClient chv = vmm.client();
+                // ---- a rewrite that leaves ateDurable on its old (dead) socket fails like CHV
+                sandbox.startShares(2);
+                rewrite(snapshot, sandbox, 2, dir.resolve("vsock-2.sock"), Map.of("ateDurable", 1));
+                RawApiCall failed = RawApiCall.put(vmm.launch().apiSocket(), "vm.restore",
+                        "{\"source_url\":\"file://" + snapshot + "\"}");
+                assertThat(failed.status()).isEqualTo(500);
+                assertThat(JSON.readValue(failed.body(), String[].class))
+                        .startsWith("Error from API", "The VM could not be restored")
+                        .endsWith("Cannot create virtio-fs device", "Timed out waiting for vhost-user connection");
+                assertThatThrownBy(chv::info).isInstanceOfSatisfying(ChvApiException.class, e -> assertThat(e.status()).isEqualTo(404));
+
+                // ---- the right rewrite, fresh virtiofsd (those of the failed attempt went with its QEMU)
+                sandbox.startShares(3);
+                Path vsock3 = dir.resolve("vsock-3.sock");
+                rewrite(snapshot, sandbox, 3, vsock3, Map.of());
+                restoreMs = timed(() -> chv.restore(RestoreConfig.fromDirectory(snapshot, MemoryRestoreMode.Copy)));
+                assertThat(chv.info().state()).isEqualTo(VmState.Paused);
+                resumeMs = timed(chv::resume);
+
+                var probe = new ProbeClient(vsock3);
+                // The guest may serve the held file from its page cache until its FUSE attributes expire (virtiofsd
+                // --cache auto: 1 s of *guest* time, and guest time stood still while saved): poll, and report how long.
+                Instant resumed = Instant.now();
+                String firstRead = probe.whoami().text();
+                String held = firstRead;
+                while (!held.equals("B") && Instant.now().isBefore(resumed.plusSeconds(10))) {
+                    Thread.sleep(50);
+                    held = probe.whoami().text();
+                }
+                long heldSeesNewMs = Duration.between(resumed, Instant.now()).toMillis();
+                assertThat(held).as("held descriptor after restore").isEqualTo("B");
+                assertThat(probe.cat("/run/ate/identity/name").text()).isEqualTo("B");
+                assertThat(probe.cat("/data/keep/before.txt").text()).isEqualTo("written before the suspend");
+                Duration behind = Duration.between(probe.time(), Instant.now());
+                assertThat(behind).as("guest clock is behind by the time spent saved")
+                        .isGreaterThan(Duration.between(savedUntil, Instant.now()).minusMillis(500));
+                probe.setTime(Instant.now());
+                assertThat(Duration.between(probe.time(), Instant.now()).abs()).isLessThan(Duration.ofSeconds(2));
+                LOG.log(System.Logger.Level.INFO, "TIMING qemu backend via REST: boot-to-probe {0} ms, pause {1} ms, snapshot {2} ms"
+                                + " ({3} bytes), restore {4} ms, resume {5} ms; guest clock was {6} ms behind; first held-fd read after resume ''{7}'',"
+                                + " held fd read B after {8} ms",
+                        bootMs, pauseMs, snapshotMs, Files.size(snapshot.resolve("memory-ranges")), restoreMs, resumeMs, behind.toMillis(),
+                        firstRead, heldSeesNewMs);
+                chv.shutdown();
+                chv.shutdownVmm();
+            }
+        }
+    }
+
+    private static VmConfig config(SandboxDirs sandbox, int generation, Path vsock) {
+        List<FsConfig> fs = TAGS.stream().map(tag -> FsConfig.of(tag, sandbox.socket(tag, generation).toString())).toList();
+        return new VmConfig(CpusConfig.of(1), MemoryConfig.shared(256L << 20),
+                PayloadConfig.kernel(image.vmlinux().toString(), image.initramfs().toString(), GuestCmdline.defaults().render()),
+                fs, VsockConfig.of(3, vsock.toString()), ConsoleConfig.toFile(sandbox.root.resolve("serial.log").toString()),
+                ConsoleConfig.off(), null, null, null);
+    }
+
+    /** Points config.json at generation {@code generation}'s sockets, except the tags in {@code stale} (left on theirs). */
+    private static void rewrite(Path snapshot, SandboxDirs sandbox, int generation, Path vsock, Map<String, Integer> stale) throws Exception {
+        Path file = snapshot.resolve("config.json");
+        ObjectNode config = (ObjectNode) JSON.readTree(file.toFile());
+        for (JsonNode fs : config.path("fs")) {
+            String tag = fs.path("tag").asText();
+            ((ObjectNode) fs).put("socket", sandbox.socket(tag, stale.getOrDefault(tag, generation)).toString());
+        }
+        ((ObjectNode) config.path("vsock")).put("socket", vsock.toString());
+        Files.write(file, JSON.writeValueAsBytes(config));
+    }
+
+    private interface Call {
+        void run() throws Exception;
+    }
+
+    private static long timed(Call call) throws Exception {
+        Instant t0 = Instant.now();
+        call.run();
+        return Duration.between(t0, Instant.now()).toMillis();
+    }
+}
