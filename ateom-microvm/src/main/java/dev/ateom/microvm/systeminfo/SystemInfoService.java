@@ -31,6 +31,11 @@ public final class SystemInfoService implements AutoCloseable {
         return new SandboxSystemInfo(sandboxId, systemInfoRoot, spec, settings, watcher, metrics);
     }
 
+    /** The shared inotify watcher (diagnostics: {@link SourceWatcher#watchCount()}). */
+    public SourceWatcher watcher() {
+        return watcher;
+    }
+
     public SystemInfoMetrics metrics() {
         return metrics;
     }

@@ -123,7 +123,6 @@ public final class SystemInfoSync implements AutoCloseable {
         } finally {
             lock.unlock();
         }
-        volumes.forEach(v -> v.watch.close());
         if (running != null) {
             boolean interrupted = false;
             while (running.isAlive()) {
@@ -137,6 +136,8 @@ public final class SystemInfoSync implements AutoCloseable {
                 Thread.currentThread().interrupt();
             }
         }
+        // after the loop ended: a sync in progress re-registers its watches
+        volumes.forEach(v -> v.watch.close());
     }
 
     private void sourceChanged(VolumeState volume) {

@@ -34,8 +34,11 @@ public final class KubeletStyleSource {
         return dir;
     }
 
-    /** Replaces the whole payload (keys may contain '/'; the first segment becomes the visible link). */
-    public void update(Map<String, String> payload) throws IOException {
+    /**
+     * Replaces the whole payload (keys may contain '/'; the first segment becomes the visible link).
+     * Returns {@link System#nanoTime()} right after the {@code ..data} swap: the moment the change is made.
+     */
+    public long update(Map<String, String> payload) throws IOException {
         Path oldData = Files.exists(dir.resolve("..data"), LinkOption.NOFOLLOW_LINKS)
                 ? dir.resolve(Files.readSymbolicLink(dir.resolve("..data"))) : null;
         Path tsDir = dir.resolve(LocalDateTime.now().format(TIMESTAMP) + "." + ThreadLocalRandom.current().nextInt(1_000_000_000));
@@ -50,6 +53,7 @@ public final class KubeletStyleSource {
         Files.deleteIfExists(tmpLink);
         Files.createSymbolicLink(tmpLink, tsDir.getFileName());
         Files.move(tmpLink, dir.resolve("..data"), StandardCopyOption.ATOMIC_MOVE);
+        long swapped = System.nanoTime();
         Set<String> visible = new TreeSet<>();
         payload.keySet().forEach(k -> visible.add(k.split("/")[0]));
         for (String name : visible) {
@@ -69,6 +73,7 @@ public final class KubeletStyleSource {
         if (oldData != null) {
             deleteTree(oldData);
         }
+        return swapped;
     }
 
     public static void deleteTree(Path root) throws IOException {

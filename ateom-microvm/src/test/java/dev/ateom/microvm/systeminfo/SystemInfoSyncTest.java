@@ -160,7 +160,10 @@ class SystemInfoSyncTest {
         Files.writeString(source.resolve("app.conf"), "v1");
         SandboxSystemInfo volumes = service.forSandbox("s1", root, new SystemInfoSpec(List.of(mirror("config", source))));
         volumes.writeAll(SandboxSystemInfoTest.ALICE);
-        volumes.startSync(SandboxSystemInfoTest.ALICE).close();
+        SystemInfoSync first = volumes.startSync(SandboxSystemInfoTest.ALICE);
+        assertThat(first.awaitFirstPass(Duration.ofSeconds(5))).isTrue();
+        first.close();
+        assertThat(service.watcher().watchCount()).as("closing releases every watch").isZero();
 
         Files.writeString(source.resolve("app.conf"), "v2");
         Thread.sleep(200);

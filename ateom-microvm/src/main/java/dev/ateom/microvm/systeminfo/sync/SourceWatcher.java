@@ -37,6 +37,11 @@ public final class SourceWatcher implements AutoCloseable {
         return new Handle(onChange);
     }
 
+    /** Directories watched right now, over all handles (diagnostics: each is one inotify watch). */
+    public synchronized int watchCount() {
+        return handlesByKey.size();
+    }
+
     private void run() {
         try {
             while (true) {

@@ -1,0 +1,68 @@
+package dev.ateom.microvm.systeminfo.sync;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.Set;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+class SourceWatcherTest {
+    @TempDir
+    Path tmp;
+
+    @Test
+    void sharesOneWatchPerDirectoryAndNotifiesEveryHandle() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("src"));
+        Semaphore first = new Semaphore(0);
+        Semaphore second = new Semaphore(0);
+        try (SourceWatcher watcher = new SourceWatcher()) {
+            SourceWatcher.Handle a = watcher.newHandle(first::release);
+            SourceWatcher.Handle b = watcher.newHandle(second::release);
+            assertThat(a.watch(Set.of(dir))).isEmpty();
+            assertThat(b.watch(Set.of(dir, tmp.resolve("missing")))).containsExactly(tmp.resolve("missing"));
+            assertThat(watcher.watchCount()).isEqualTo(1);
+
+            Files.writeString(dir.resolve("f"), "1");
+            assertThat(first.tryAcquire(2, TimeUnit.SECONDS)).isTrue();
+            assertThat(second.tryAcquire(2, TimeUnit.SECONDS)).isTrue();
+
+            a.close();
+            assertThat(watcher.watchCount()).isEqualTo(1);
+            first.drainPermits();
+            Files.writeString(dir.resolve("g"), "2");
+            assertThat(second.tryAcquire(2, TimeUnit.SECONDS)).isTrue();
+            assertThat(first.tryAcquire(200, TimeUnit.MILLISECONDS)).as("closed handle").isFalse();
+
+            b.close();
+            assertThat(watcher.watchCount()).isZero();
+        }
+    }
+
+    @Test
+    void aDeletedDirectoryNotifiesAndIsWatchedAgainOnceBack() throws Exception {
+        Path dir = Files.createDirectories(tmp.resolve("src"));
+        Semaphore events = new Semaphore(0);
+        try (SourceWatcher watcher = new SourceWatcher()) {
+            SourceWatcher.Handle handle = watcher.newHandle(events::release);
+            handle.watch(Set.of(dir));
+            Files.delete(dir);
+            assertThat(events.tryAcquire(2, TimeUnit.SECONDS)).isTrue();
+            // the watch is gone with the directory
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(2);
+            while (watcher.watchCount() > 0 && System.nanoTime() < deadline) {
+                Thread.sleep(5);
+            }
+            assertThat(watcher.watchCount()).isZero();
+
+            Files.createDirectory(dir);
+            assertThat(handle.watch(Set.of(dir))).isEmpty();
+            events.drainPermits();
+            Files.writeString(dir.resolve("back"), "x");
+            assertThat(events.tryAcquire(2, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+}
