@@ -8,8 +8,13 @@ import java.util.function.Supplier;
 public final class StepTimer {
     private final Map<String, Long> millis = new LinkedHashMap<>();
     private final long start = System.nanoTime();
+    private final String operation;
+
+    /** @param operation names the operation for {@link CrashPoints} ({@code create}, {@code suspend}, ...) */
+    public StepTimer(String operation) { this.operation = operation; }
 
     public <T> T step(String name, Supplier<T> work) {
+        CrashPoints.before(operation, name);
         long t0 = System.nanoTime();
         try {
             return work.get();

@@ -127,7 +127,7 @@ public final class SandboxManager implements AutoCloseable {
     private OperationResult runCreate(SandboxEntry entry) {
         SandboxRecord record = entry.record();
         SandboxLayout layout = SandboxLayout.of(config, record.id());
-        StepTimer timer = new StepTimer();
+        StepTimer timer = new StepTimer("create");
         Rollback rollback = new Rollback();
         try {
             timer.run("dirs", () -> createSandboxDirs(layout, record.spec(), rollback));
@@ -147,7 +147,7 @@ public final class SandboxManager implements AutoCloseable {
     private OperationResult runClone(SandboxEntry entry, SnapshotCatalog.SnapshotHandle source) {
         SandboxRecord record = entry.record();
         SandboxLayout layout = SandboxLayout.of(config, record.id());
-        StepTimer timer = new StepTimer();
+        StepTimer timer = new StepTimer("clone");
         Rollback rollback = new Rollback();
         try {
             timer.run("dirs", () -> createSandboxDirs(layout, null, rollback));
@@ -199,7 +199,7 @@ public final class SandboxManager implements AutoCloseable {
 
     private OperationResult runSuspend(SandboxEntry entry) {
         SandboxLayout layout = SandboxLayout.of(config, entry.record().id());
-        StepTimer timer = new StepTimer();
+        StepTimer timer = new StepTimer("suspend");
         Rollback rollback = new Rollback();
         LiveVm live = entry.live();
         transition(entry, SandboxState.SUSPENDING, "suspend");
@@ -252,7 +252,7 @@ public final class SandboxManager implements AutoCloseable {
     private OperationResult runResume(SandboxEntry entry) {
         SandboxRecord record = entry.record();
         SandboxLayout layout = SandboxLayout.of(config, record.id());
-        StepTimer timer = new StepTimer();
+        StepTimer timer = new StepTimer("resume");
         Rollback rollback = new Rollback();
         transition(entry, SandboxState.RESUMING, "resume");
         try {
@@ -283,10 +283,10 @@ public final class SandboxManager implements AutoCloseable {
         SandboxEntry entry = entry(id);
         try (var lock = entry.acquire("delete"); var log = LogContext.with("sandbox", id)) {
             requireState(entry, SandboxState.Operation.DELETE, "delete");
-            StepTimer timer = new StepTimer();
+            StepTimer timer = new StepTimer("delete");
             SandboxLayout layout = SandboxLayout.of(config, id);
             transition(entry, SandboxState.DELETING, "delete");
-            teardown(entry, layout);
+            timer.run("teardown", () -> teardown(entry, layout));
             killLeftovers(entry.record());
             TreeRemoval.removeRecursively(layout.runDir());
             if (withSnapshots) {
