@@ -77,7 +77,13 @@ class QemuStandInRestoreTest {
                 snapshotMs = timed(() -> chv.snapshot(snapshot));
                 assertThat(snapshot.resolve("config.json")).exists();
                 assertThat(snapshot.resolve("state.json")).exists();
-                assertThat(snapshot.resolve("memory-ranges")).isNotEmptyFile();
+                assertThat(Files.size(snapshot.resolve("memory-ranges"))).as("as big as guest memory, like CHV's").isEqualTo(256L << 20);
+                // a snapshot leaves the VM paused and resumable (the daemon's rollback of a failed suspend)
+                chv.resume();
+                assertThat(probe.ping()).isEqualTo("pong");
+                assertThatThrownBy(() -> new ProbeClient(vsock1, 4444, Duration.ofSeconds(5)).ping())
+                        .as("a port nothing listens on").hasMessageContaining("refused");
+                chv.pause();
                 chv.shutdown();
                 chv.shutdownVmm();
             }
