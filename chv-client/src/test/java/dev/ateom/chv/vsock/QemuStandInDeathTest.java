@@ -1,0 +1,47 @@
+package dev.ateom.chv.vsock;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import dev.ateom.chv.ChvProcess;
+import dev.ateom.chv.ConsoleConfig;
+import dev.ateom.chv.CpusConfig;
+import dev.ateom.chv.MemoryConfig;
+import dev.ateom.chv.PayloadConfig;
+import dev.ateom.chv.VmConfig;
+import dev.ateom.fixtures.guest.GuestCmdline;
+import dev.ateom.fixtures.guest.GuestImage;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import org.junit.jupiter.api.Tag;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+/** A SIGKILLed stand-in takes its QEMU with it (nothing else would ever stop that guest). */
+@Tag("guest")
+class QemuStandInDeathTest {
+    @TempDir
+    Path dir;
+
+    @Test
+    void qemuDiesWithAKilledStandIn() throws Exception {
+        GuestImage image = GuestImage.ensureBuilt();
+        try (ChvProcess vmm = QemuStandIn.start(dir, "vmm", Duration.ofSeconds(5))) {
+            vmm.client().create(new VmConfig(CpusConfig.of(1), MemoryConfig.shared(128L << 20),
+                    PayloadConfig.kernel(image.vmlinux().toString(), image.initramfs().toString(), GuestCmdline.defaults().render()),
+                    List.of(), null, ConsoleConfig.toFile(dir.resolve("serial.log").toString()), ConsoleConfig.off(), null, null, null));
+            vmm.client().boot();
+            List<ProcessHandle> qemu = ProcessHandle.of(vmm.pid()).orElseThrow().descendants()
+                    .filter(p -> p.info().command().orElse("").contains("qemu-system")).toList();
+            assertThat(qemu).as("the stand-in runs one QEMU").hasSize(1);
+
+            vmm.kill();
+            Instant deadline = Instant.now().plusSeconds(10);
+            while (qemu.getFirst().isAlive() && Instant.now().isBefore(deadline)) {
+                Thread.sleep(20);
+            }
+            assertThat(qemu.getFirst().isAlive()).as("QEMU %d outlived its stand-in", qemu.getFirst().pid()).isFalse();
+        }
+    }
+}
