@@ -18,7 +18,7 @@ import dev.ateom.microvm.http.ApiServer;
 import dev.ateom.microvm.http.ApiToken;
 import dev.ateom.microvm.http.HealthEndpoint;
 import dev.ateom.microvm.http.MetricsEndpoint;
-import io.helidon.webserver.http.HttpService;
+import dev.ateom.microvm.http.RouteTable;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
@@ -42,9 +42,12 @@ public final class Daemon implements AutoCloseable {
     private final ApiServer server;
     private final SandboxManager sandboxes;
     private final List<AutoCloseable> resources;
+    private final List<RouteTable> services;
     private final CountDownLatch stopped = new CountDownLatch(1);
 
-    private Daemon(DaemonConfig config, ApiServer server, SandboxManager sandboxes, List<AutoCloseable> resources) {
+    private Daemon(DaemonConfig config, ApiServer server, SandboxManager sandboxes, List<AutoCloseable> resources,
+                   List<RouteTable> services) {
+        this.services = services;
         this.config = config;
         this.server = server;
         this.sandboxes = sandboxes;
@@ -87,7 +90,7 @@ public final class Daemon implements AutoCloseable {
         resources.addFirst(sandboxes);
 
         RequestBodies bodies = new RequestBodies(config.maxRequestBytes());
-        List<HttpService> services = new ArrayList<>();
+        List<RouteTable> services = new ArrayList<>();
         services.add(new HealthEndpoint());
         services.add(new MetricsEndpoint(registry));
         services.add(new OpenApiEndpoint());
@@ -95,7 +98,7 @@ public final class Daemon implements AutoCloseable {
         services.add(new SnapshotRoutes(sandboxes.snapshotCatalog()));
 
         ApiServer server = new ApiServer(config.listenHost(), config.port(), config.maxRequestBytes(), token, services);
-        Daemon daemon = new Daemon(config, server, sandboxes, resources);
+        Daemon daemon = new Daemon(config, server, sandboxes, resources, services);
         daemon.writePortFile();
         LOG.log(INFO, "ateom listening on http://" + config.listenHost() + ":" + server.port()
                 + " (state " + config.stateDir() + ", run " + config.runDir() + ")");
@@ -120,6 +123,11 @@ public final class Daemon implements AutoCloseable {
     }
 
     public SandboxManager sandboxes() { return sandboxes; }
+
+    /** Every route the API serves (method and path template). */
+    public List<RouteTable.Route> routes() {
+        return services.stream().flatMap(service -> service.declaredRoutes().stream()).toList();
+    }
 
     private static void closeAll(List<AutoCloseable> resources) {
         for (AutoCloseable resource : resources) {

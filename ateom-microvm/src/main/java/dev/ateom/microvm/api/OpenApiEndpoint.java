@@ -2,14 +2,14 @@ package dev.ateom.microvm.api;
 
 import io.helidon.http.HeaderNames;
 import io.helidon.webserver.http.HttpRules;
-import io.helidon.webserver.http.HttpService;
+import dev.ateom.microvm.http.RouteTable;
 
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
 
 /** {@code GET /openapi.yaml}: the API description shipped in the jar (kept in step with the routes by a test). */
-public final class OpenApiEndpoint implements HttpService {
+public final class OpenApiEndpoint extends RouteTable {
     public static final String RESOURCE = "/openapi.yaml";
     private final byte[] document;
 
@@ -24,7 +24,7 @@ public final class OpenApiEndpoint implements HttpService {
 
     @Override
     public void routing(HttpRules rules) {
-        rules.get("/openapi.yaml", (req, res) -> {
+        routes(rules).get("/openapi.yaml", (req, res) -> {
             res.header(HeaderNames.CONTENT_TYPE, "application/yaml");
             res.send(document);
         });

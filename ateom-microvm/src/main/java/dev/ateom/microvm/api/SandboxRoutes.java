@@ -5,14 +5,14 @@ import dev.ateom.microvm.http.Responses;
 import dev.ateom.microvm.sandbox.SandboxManager;
 import dev.ateom.microvm.sandbox.SandboxSpec;
 import io.helidon.webserver.http.HttpRules;
-import io.helidon.webserver.http.HttpService;
+import dev.ateom.microvm.http.RouteTable;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 
 import java.util.Map;
 
 /** {@code /v1/sandboxes}: create or clone, list, show, suspend, resume, delete. */
-public final class SandboxRoutes implements HttpService {
+public final class SandboxRoutes extends RouteTable {
     private final SandboxManager manager;
     private final RequestBodies bodies;
 
@@ -23,7 +23,7 @@ public final class SandboxRoutes implements HttpService {
 
     @Override
     public void routing(HttpRules rules) {
-        rules.post("/v1/sandboxes", this::create)
+        routes(rules).post("/v1/sandboxes", this::create)
                 .get("/v1/sandboxes", (req, res) -> Responses.json(res, 200, Map.of("items", manager.list())))
                 .get("/v1/sandboxes/{id}", (req, res) -> Responses.json(res, 200, manager.get(id(req))))
                 .post("/v1/sandboxes/{id}/suspend", (req, res) -> Responses.json(res, 200, manager.suspend(id(req))))

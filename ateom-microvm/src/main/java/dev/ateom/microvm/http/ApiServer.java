@@ -11,7 +11,7 @@ public final class ApiServer implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ApiServer.class.getName());
     private final WebServer server;
 
-    public ApiServer(String host, int port, long maxRequestBytes, ApiToken token, List<HttpService> services) {
+    public ApiServer(String host, int port, long maxRequestBytes, ApiToken token, List<? extends HttpService> services) {
         HttpRouting.Builder routing = HttpRouting.builder()
                 .addFilter(new RequestGuardFilter(token, maxRequestBytes));
         services.forEach(routing::register);

@@ -1,17 +1,16 @@
 package dev.ateom.microvm.http;
 
 import io.helidon.webserver.http.HttpRules;
-import io.helidon.webserver.http.HttpService;
 
 import java.time.Instant;
 import java.util.Map;
 
 /** {@code GET /healthz}: liveness, no authentication, no details that need protecting. */
-public final class HealthEndpoint implements HttpService {
+public final class HealthEndpoint extends RouteTable {
     private final Instant started = Instant.now();
 
     @Override
     public void routing(HttpRules rules) {
-        rules.get("/healthz", (req, res) -> Responses.json(res, 200, Map.of("status", "ok", "startedAt", started.toString())));
+        routes(rules).get("/healthz", (req, res) -> Responses.json(res, 200, Map.of("status", "ok", "startedAt", started.toString())));
     }
 }

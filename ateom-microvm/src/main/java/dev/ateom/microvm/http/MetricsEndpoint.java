@@ -2,7 +2,6 @@ package dev.ateom.microvm.http;
 
 import io.helidon.http.HeaderNames;
 import io.helidon.webserver.http.HttpRules;
-import io.helidon.webserver.http.HttpService;
 import io.helidon.webserver.http.ServerRequest;
 import io.helidon.webserver.http.ServerResponse;
 import io.prometheus.metrics.expositionformats.PrometheusTextFormatWriter;
@@ -12,7 +11,7 @@ import java.io.ByteArrayOutputStream;
 import java.io.IOException;
 
 /** {@code GET /metrics}: everything in the registry in the Prometheus text format. */
-public final class MetricsEndpoint implements HttpService {
+public final class MetricsEndpoint extends RouteTable {
     private final PrometheusRegistry registry;
     private final PrometheusTextFormatWriter writer = PrometheusTextFormatWriter.create();
 
@@ -20,7 +19,7 @@ public final class MetricsEndpoint implements HttpService {
 
     @Override
     public void routing(HttpRules rules) {
-        rules.get("/metrics", this::scrape);
+        routes(rules).get("/metrics", this::scrape);
     }
 
     private void scrape(ServerRequest req, ServerResponse res) throws IOException {

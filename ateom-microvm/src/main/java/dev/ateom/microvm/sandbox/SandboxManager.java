@@ -48,6 +48,8 @@ import static java.lang.System.Logger.Level.WARNING;
 public final class SandboxManager implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(SandboxManager.class.getName());
     private static final Duration STOP_GRACE = Duration.ofSeconds(5);
+    /** CHV answers vmm.ping in milliseconds; a loaded host (or the JVM-based stand-in) may need far longer. */
+    private static final Duration CHV_READY_TIMEOUT = Duration.ofSeconds(30);
 
     private final DaemonConfig config;
     private final SandboxStore store;
@@ -355,7 +357,7 @@ public final class SandboxManager implements AutoCloseable {
 
     private ChvProcess startChv(SandboxLayout.EpochLayout el, StepTimer timer, Rollback rollback) {
         ChvLaunch launch = new ChvLaunch(tools.hypervisor().resolved().orElseThrow(), el.apiSocket(), el.chvLog(), el.chvOutput(), 1,
-                Duration.ofSeconds(10), Map.of());
+                CHV_READY_TIMEOUT, Map.of());
         ChvProcess chv = timer.step("chvStart", () -> ChvProcess.start(launch));
         rollback.add("stop cloud-hypervisor", () -> chv.stop(STOP_GRACE));
         return chv;

@@ -66,6 +66,13 @@ final class DaemonHarness implements AutoCloseable {
                 .POST(HttpRequest.BodyPublishers.ofString(json)), true);
     }
 
+    /** POST /v1/sandboxes expecting 201; a failure shows the problem document. */
+    Response createOk(Object spec) throws Exception {
+        Response res = post("/v1/sandboxes", spec);
+        org.assertj.core.api.Assertions.assertThat(res.status()).as("create: %s", res.body()).isEqualTo(201);
+        return res;
+    }
+
     Response get(String path) throws Exception { return send(HttpRequest.newBuilder(uri(path)).GET(), true); }
 
     Response delete(String path) throws Exception { return send(HttpRequest.newBuilder(uri(path)).DELETE(), true); }

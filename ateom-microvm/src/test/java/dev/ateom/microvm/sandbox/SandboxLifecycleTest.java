@@ -88,7 +88,7 @@ class SandboxLifecycleTest {
 
     @Test
     void fiveClonesOfOneSnapshotEachGetTheirOwnIdentity() throws Exception {
-        assertThat(daemon.post("/v1/sandboxes", daemon.spec("origin", "origin")).status()).isEqualTo(201);
+        daemon.createOk(daemon.spec("origin", "origin"));
         Files.writeString(daemon.stateDir().resolve("sandboxes/origin/durable/data/shared.txt"), "from origin");
         String snapshot = daemon.post("/v1/sandboxes/origin/suspend", "{}").body().path("snapshotId").asText();
 
@@ -115,7 +115,7 @@ class SandboxLifecycleTest {
 
     @Test
     void snapshotsCanBeListedInspectedVerifiedAndAreProtectedWhileNeeded() throws Exception {
-        assertThat(daemon.post("/v1/sandboxes", daemon.spec("snapper", "snapper")).status()).isEqualTo(201);
+        daemon.createOk(daemon.spec("snapper", "snapper"));
         String snapshot = daemon.post("/v1/sandboxes/snapper/suspend", "{}").body().path("snapshotId").asText();
 
         JsonNode items = daemon.get("/v1/snapshots").body().path("items");
@@ -137,7 +137,7 @@ class SandboxLifecycleTest {
 
     @Test
     void illegalTransitionsAnswer409WithTheState() throws Exception {
-        assertThat(daemon.post("/v1/sandboxes", daemon.spec("strict", "strict")).status()).isEqualTo(201);
+        daemon.createOk(daemon.spec("strict", "strict"));
         var resumeRunning = daemon.post("/v1/sandboxes/strict/resume", "{}");
         assertThat(resumeRunning.status()).isEqualTo(409);
         assertThat(resumeRunning.body().path("state").asText()).isEqualTo("RUNNING");
@@ -165,8 +165,23 @@ class SandboxLifecycleTest {
     }
 
     @Test
+    void operationsAreCountedAndTimedByOutcomeAndSandboxesGaugedByState() throws Exception {
+        daemon.createOk(daemon.spec("metered", "metered"));
+        assertThat(daemon.post("/v1/sandboxes/metered/resume", "{}").status()).isEqualTo(409);
+        java.net.http.HttpResponse<String> scrape = java.net.http.HttpClient.newHttpClient().send(
+                java.net.http.HttpRequest.newBuilder(daemon.uri("/metrics")).header("Authorization", "Bearer " + daemon.token).build(),
+                java.net.http.HttpResponse.BodyHandlers.ofString());
+        String metrics = scrape.body();
+        assertThat(metrics).containsPattern("ateom_operations_total\\{operation=\"create\",outcome=\"success\"} [1-9]");
+        assertThat(metrics).containsPattern("ateom_operation_duration_seconds_count\\{operation=\"create\",outcome=\"success\"} [1-9]");
+        assertThat(metrics).containsPattern("ateom_sandboxes\\{state=\"RUNNING\"} [1-9]");
+        assertThat(metrics).contains("ateom_sandboxes{state=\"FAILED\"}");
+        assertThat(daemon.delete("/v1/sandboxes/metered").status()).isEqualTo(204);
+    }
+
+    @Test
     void everyRunDirAndProcessIsGoneAfterDeletes() throws Exception {
-        assertThat(daemon.post("/v1/sandboxes", daemon.spec("tidy", "tidy")).status()).isEqualTo(201);
+        daemon.createOk(daemon.spec("tidy", "tidy"));
         assertThat(daemon.delete("/v1/sandboxes/tidy").status()).isEqualTo(204);
         try (Stream<Path> left = Files.list(daemon.runDir())) {
             assertThat(left.map(Path::getFileName).map(Path::toString)).doesNotContain("tidy");
