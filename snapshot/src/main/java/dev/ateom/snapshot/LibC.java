@@ -9,7 +9,10 @@ interface LibC extends Library {
     LibC INSTANCE = Native.load("c", LibC.class);
 
     int O_RDONLY = 0;
+    int O_WRONLY = 1;
     int O_RDWR = 2;
+    int O_CREAT = 0x40;
+    int O_EXCL = 0x80;
     int O_NOFOLLOW = 0x20000;
     int O_CLOEXEC = 0x80000;
     int O_DIRECTORY = 0x10000;
@@ -28,6 +31,9 @@ interface LibC extends Library {
 
     int ENXIO = 6;
 
+    /** timespec.tv_nsec value that leaves that time unchanged. */
+    long UTIME_OMIT = (1L << 30) - 2;
+
     int open(String path, int flags, int mode) throws LastErrorException;
 
     int close(int fd) throws LastErrorException;
@@ -41,4 +47,15 @@ interface LibC extends Library {
     int renameat2(int oldDirFd, String oldPath, int newDirFd, String newPath, int flags) throws LastErrorException;
 
     int syncfs(int fd) throws LastErrorException;
+
+    long pwrite(int fd, byte[] buffer, long count, long offset) throws LastErrorException;
+
+    int ftruncate(int fd, long length) throws LastErrorException;
+
+    int fchown(int fd, int uid, int gid) throws LastErrorException;
+
+    int fchmod(int fd, int mode) throws LastErrorException;
+
+    /** times: {atime sec, atime nsec, mtime sec, mtime nsec}. */
+    int futimens(int fd, long[] times) throws LastErrorException;
 }

@@ -28,6 +28,48 @@ final class NativeFile implements AutoCloseable {
         return open(path, LibC.O_RDONLY | LibC.O_DIRECTORY);
     }
 
+    /** Creates a new file (fails if the name exists, never follows a symlink) for writing. */
+    static NativeFile createNew(Path path) throws IOException {
+        try {
+            int flags = LibC.O_WRONLY | LibC.O_CREAT | LibC.O_EXCL | LibC.O_CLOEXEC | LibC.O_NOFOLLOW;
+            return new NativeFile(path, LibC.INSTANCE.open(path.toString(), flags, 0600));
+        } catch (LastErrorException e) {
+            throw failure("create", path, e);
+        }
+    }
+
+    void writeFully(byte[] buffer, int length, long offset) throws IOException {
+        int done = 0;
+        while (done < length) {
+            byte[] chunk = done == 0 ? buffer : java.util.Arrays.copyOfRange(buffer, done, length);
+            try {
+                done += (int) LibC.INSTANCE.pwrite(fd, chunk, length - done, offset + done);
+            } catch (LastErrorException e) {
+                throw failure("pwrite at " + (offset + done) + " to", path, e);
+            }
+        }
+    }
+
+    void truncate(long length) throws IOException {
+        try {
+            LibC.INSTANCE.ftruncate(fd, length);
+        } catch (LastErrorException e) {
+            throw failure("ftruncate to " + length + " of", path, e);
+        }
+    }
+
+    /** Owner, then mode (chown clears setuid/setgid), then mtime; atime is left alone. */
+    void setOwnerModeAndMtime(long uid, long gid, int mode, java.nio.file.attribute.FileTime mtime) throws IOException {
+        try {
+            LibC.INSTANCE.fchown(fd, (int) uid, (int) gid);
+            LibC.INSTANCE.fchmod(fd, mode);
+            java.time.Instant instant = mtime.toInstant();
+            LibC.INSTANCE.futimens(fd, new long[] {0, LibC.UTIME_OMIT, instant.getEpochSecond(), instant.getNano()});
+        } catch (LastErrorException e) {
+            throw failure("setting owner, mode or mtime of", path, e);
+        }
+    }
+
     private static NativeFile open(Path path, int flags) throws IOException {
         try {
             return new NativeFile(path, LibC.INSTANCE.open(path.toString(), flags | LibC.O_CLOEXEC | LibC.O_NOFOLLOW, 0));

@@ -4,13 +4,11 @@ import com.sun.jna.LastErrorException;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.ByteBuffer;
-import java.nio.channels.FileChannel;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.UserDefinedFileAttributeView;
@@ -149,10 +147,9 @@ final class SafeExtractor {
         }
         switch (type) {
             case TarConstants.LF_NORMAL, TarConstants.LF_OLDNORM, TarConstants.LF_CONTIG, TarConstants.LF_GNUTYPE_SPARSE -> {
-                writeRegular(entry, in, path, raw);
                 extracted.put(name, Kind.FILE);
+                writeRegular(entry, in, path, raw);
                 applyXattrs(path, entry);
-                applyAttributes(path, Attributes.of(entry), false);
             }
             case TarConstants.LF_SYMLINK -> {
                 if (entry.getLinkName().isEmpty()) {
@@ -203,21 +200,22 @@ final class SafeExtractor {
         }
     }
 
+    /** One descriptor for content, owner, mode and mtime: the per-file cost dominates trees of small files. */
     private void writeRegular(TarArchiveEntry entry, TarArchiveInputStream in, Path path, String raw) throws IOException {
         Map<String, String> pax = entry.getExtraPaxHeaders();
         String map = pax.get(ArchiveFormat.SPARSE_MAP);
-        try (FileChannel out = FileChannel.open(path, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE, LinkOption.NOFOLLOW_LINKS)) {
+        try (NativeFile out = NativeFile.createNew(path)) {
             if (map == null) {
                 copy(in, out, 0, entry.isSparse() ? entry.getRealSize() : entry.getSize(), raw);
-                return;
+            } else {
+                long realSize = parseRealSize(raw, pax.get(ArchiveFormat.SPARSE_REALSIZE));
+                for (Extent extent : ArchiveFormat.decodeMap(raw, map, realSize, entry.getSize())) {
+                    copy(in, out, extent.offset(), extent.length(), raw);
+                }
+                out.truncate(realSize); // the tail after the last extent becomes a hole
             }
-            long realSize = parseRealSize(raw, pax.get(ArchiveFormat.SPARSE_REALSIZE));
-            for (Extent extent : ArchiveFormat.decodeMap(raw, map, realSize, entry.getSize())) {
-                copy(in, out, extent.offset(), extent.length(), raw);
-            }
-            if (out.size() < realSize) {
-                SparseCopy.extendTo(path, realSize);
-            }
+            Attributes attributes = Attributes.of(entry);
+            out.setOwnerModeAndMtime(attributes.uid(), attributes.gid(), attributes.mode(), attributes.mtime());
         }
     }
 
@@ -233,17 +231,14 @@ final class SafeExtractor {
         }
     }
 
-    private void copy(TarArchiveInputStream in, FileChannel out, long position, long length, String raw) throws IOException {
+    private void copy(TarArchiveInputStream in, NativeFile out, long position, long length, String raw) throws IOException {
         long done = 0;
         while (done < length) {
-            int read = in.read(buffer, 0, (int) Math.min(buffer.length, length - done));
-            if (read < 0) {
+            int read = in.readNBytes(buffer, 0, (int) Math.min(buffer.length, length - done));
+            if (read <= 0) {
                 throw new IOException("archive entry '" + raw + "' ended after " + done + " of " + length + " bytes");
             }
-            ByteBuffer chunk = ByteBuffer.wrap(buffer, 0, read);
-            while (chunk.hasRemaining()) {
-                out.write(chunk, position + done + chunk.position());
-            }
+            out.writeFully(buffer, read, position + done);
             done += read;
             contentBytes += read;
             if (contentBytes >= nextProgressAt) {
