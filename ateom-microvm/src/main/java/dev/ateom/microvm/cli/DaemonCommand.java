@@ -16,12 +16,15 @@ import java.util.concurrent.Callable;
 
 /** {@code ateom daemon}: runs the daemon in the foreground until SIGTERM/SIGINT. Options come from {@link ConfigOption}. */
 public final class DaemonCommand implements Callable<Integer> {
-    private final CommandSpec spec;
+    private CommandSpec spec;
 
-    private DaemonCommand(CommandSpec spec) { this.spec = spec; }
+    private DaemonCommand() {}
 
     public static CommandLine create() {
-        CommandSpec spec = CommandSpec.create()
+        // the spec's user object must be the command itself: as a subcommand of `ateom`, picocli runs the parent's
+        // execution strategy, which calls the parsed subcommand's user object (an execution strategy set here is ignored)
+        DaemonCommand command = new DaemonCommand();
+        CommandSpec spec = CommandSpec.wrapWithoutInspection(command)
                 .name("daemon")
                 .mixinStandardHelpOptions(true);
         spec.usageMessage()
@@ -36,10 +39,8 @@ public final class DaemonCommand implements Callable<Integer> {
                             + (option.defaultValue().isEmpty() ? "." : ". Default: " + option.defaultValue()))
                     .build());
         }
-        DaemonCommand command = new DaemonCommand(spec);
-        CommandLine cl = new CommandLine(spec);
-        cl.setExecutionStrategy(parseResult -> command.call());
-        return cl;
+        command.spec = spec;
+        return new CommandLine(spec);
     }
 
     @Override
