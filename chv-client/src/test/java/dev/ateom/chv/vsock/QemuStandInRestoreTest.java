@@ -144,6 +144,61 @@ class QemuStandInRestoreTest {
         }
     }
 
+    @Test
+    void aRestoreThatLosesAHeldDurableFileFailsCleanlyAndCanBeRetried() throws Exception {
+        Path snapshot = Files.createDirectories(dir.resolve("snap"));
+        try (var sandbox = new SandboxDirs(dir, image, "A")) {
+            sandbox.startShares(1);
+            int handle;
+            try (ChvProcess vmm = QemuStandIn.start(dir, "vmm1", Duration.ofSeconds(5))) {
+                ChvClient chv = vmm.client();
+                chv.create(config(sandbox, 1, dir.resolve("vsock-1.sock")));
+                chv.boot();
+                var probe = new ProbeClient(dir.resolve("vsock-1.sock"));
+                probe.awaitReady(Duration.ofSeconds(90));
+                probe.write("/data/held.txt", "first");
+                handle = probe.open("/data/held.txt");
+                chv.pause();
+                chv.snapshot(snapshot);
+                chv.shutdown();
+                chv.shutdownVmm();
+            }
+            // the host loses a file the guest holds (ateDurable's virtiofsd runs with --migration-on-error abort)
+            Files.delete(sandbox.durable.resolve("held.txt"));
+            try (ChvProcess vmm = QemuStandIn.start(dir, "vmm2", Duration.ofSeconds(5))) {
+                ChvClient chv = vmm.client();
+                List<ShareDaemon> second = sandbox.startShares(2);
+                rewrite(snapshot, sandbox, 2, dir.resolve("vsock-2.sock"), Map.of());
+                RawApiCall failed = RawApiCall.put(vmm.launch().apiSocket(), "vm.restore", "{\"source_url\":\"file://" + snapshot + "\"}");
+                assertThat(failed.status()).isEqualTo(500);
+                assertThat(JSON.readValue(failed.body(), String[].class))
+                        .startsWith("Error from API", "The VM could not be restored", "Cannot restore VM");
+                LOG.log(System.Logger.Level.INFO, "restore with a lost held file answered {0}", failed.body());
+                for (ShareDaemon share : second) {
+                    assertThat(share.exitsWithin(Duration.ofSeconds(5))).as("virtiofsd %s left with the failed QEMU", share.tag()).isTrue();
+                }
+                assertThat(dir.resolve("vsock-2.sock")).as("no vsock socket after a failed restore").doesNotExist();
+
+                // put the path back, fresh daemons, same snapshot: the retry works and the held fd reads the new file
+                Files.writeString(sandbox.durable.resolve("held.txt"), "second");
+                sandbox.startShares(3);
+                rewrite(snapshot, sandbox, 3, dir.resolve("vsock-3.sock"), Map.of());
+                chv.restore(new RestoreConfig("file://" + snapshot, null, MemoryRestoreMode.Copy, true, null));
+                assertThat(chv.info().state()).isEqualTo(VmState.Running);
+                var probe = new ProbeClient(dir.resolve("vsock-3.sock"));
+                Instant deadline = Instant.now().plusSeconds(10);
+                String held = probe.pread(handle).text();
+                while (!held.equals("second") && Instant.now().isBefore(deadline)) {
+                    Thread.sleep(50);
+                    held = probe.pread(handle).text();
+                }
+                assertThat(held).isEqualTo("second");
+                chv.shutdown();
+                chv.shutdownVmm();
+            }
+        }
+    }
+
     private static VmConfig config(SandboxDirs sandbox, int generation, Path vsock) {
         List<FsConfig> fs = TAGS.stream().map(tag -> FsConfig.of(tag, sandbox.socket(tag, generation).toString())).toList();
         return new VmConfig(CpusConfig.of(1), MemoryConfig.shared(256L << 20),
