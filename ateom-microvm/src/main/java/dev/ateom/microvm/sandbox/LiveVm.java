@@ -6,8 +6,9 @@ import dev.ateom.virtiofsd.ShareSet;
 /**
  * The in-memory handles of a sandbox whose VM exists: its CHV process, its virtiofsd shares and the
  * system-info sync. Adopted sandboxes (after a daemon restart) have {@code chv == null}: they are driven
- * through the API socket alone.
+ * through the API socket alone. {@code onDemandSource} is the memory-ranges the VM was restored from with
+ * OnDemand (it faults pages in from it), kept until the VM stops.
  */
-record LiveVm(int epoch, ChvProcess chv, ShareSet shares, AutoCloseable sync) {
-    LiveVm withSync(AutoCloseable newSync) { return new LiveVm(epoch, chv, shares, newSync); }
+record LiveVm(int epoch, ChvProcess chv, ShareSet shares, AutoCloseable sync, java.util.Optional<java.nio.file.Path> onDemandSource) {
+    LiveVm withSync(AutoCloseable newSync) { return new LiveVm(epoch, chv, shares, newSync, onDemandSource); }
 }

@@ -10,6 +10,7 @@ import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.http.ApiException;
 import dev.ateom.microvm.http.Problem;
 import dev.ateom.microvm.logging.LogContext;
+import dev.ateom.microvm.runtime.OnDemandSnapshotCompletion;
 import dev.ateom.microvm.runtime.OperationMetrics;
 import dev.ateom.microvm.runtime.SandboxLayout;
 import dev.ateom.microvm.runtime.StepTimer;
@@ -216,8 +217,10 @@ public final class SandboxManager implements AutoCloseable {
             SnapshotCatalog.Staging staging = timer.step("stage", () -> snapshots.begin(entry.record().id()));
             rollback.add("discard staging dir", staging::discard);
             timer.run("snapshot", () -> chv.snapshot(staging.chvDir()));
-            timer.run("archive", () -> staging.archiveDurable(layout.durableDir()));
             String chvVersion = chv.ping().version();
+            timer.run("complete", () -> OnDemandSnapshotCompletion.complete(staging.chvDir().resolve("memory-ranges"),
+                    live.onDemandSource(), chvVersion));
+            timer.run("archive", () -> staging.archiveDurable(layout.durableDir()));
             // commit also punches holes over zero pages of memory-ranges, so the snapshot stays sparse
             snapshotId = timer.step("commit", () -> staging.commit(entry.record(), chvVersion));
             rollback.clear();
@@ -312,7 +315,7 @@ public final class SandboxManager implements AutoCloseable {
         saveRuntime(entry, el, epoch, chv, shares);
         timer.run("vmCreate", () -> chv.client().create(vmConfig));
         timer.run("vmBoot", () -> chv.client().boot());
-        return new LiveVm(epoch, chv, shares, null);
+        return new LiveVm(epoch, chv, shares, null, java.util.Optional.empty());
     }
 
     private LiveVm restore(SandboxEntry entry, SandboxLayout layout, SnapshotCatalog.SnapshotHandle snapshot, int epoch,
@@ -324,11 +327,12 @@ public final class SandboxManager implements AutoCloseable {
                 el.vsockSocket(), el.consoleLog()));
         ChvProcess chv = startChv(el, timer, rollback);
         saveRuntime(entry, el, epoch, chv, shares);
-        RestoreConfig restore = RestoreConfig.fromDirectory(sourceDir,
-                dev.ateom.chv.MemoryRestoreMode.valueOf(record.spec().restoreModeOrDefault().name()));
+        MemoryRestoreMode mode = record.spec().restoreModeOrDefault();
+        RestoreConfig restore = RestoreConfig.fromDirectory(sourceDir, dev.ateom.chv.MemoryRestoreMode.valueOf(mode.name()));
         timer.run("vmRestore", () -> chv.client().restore(restore));
         timer.run("vmResume", () -> chv.client().resume());
-        return new LiveVm(epoch, chv, shares, null);
+        return new LiveVm(epoch, chv, shares, null, mode == MemoryRestoreMode.OnDemand
+                ? java.util.Optional.of(sourceDir.resolve("memory-ranges")) : java.util.Optional.empty());
     }
 
     private SandboxLayout.EpochLayout prepareEpoch(SandboxLayout layout, int epoch, Rollback rollback) {

@@ -117,7 +117,11 @@ final class SandboxRecovery {
             return false;
         }
         AutoCloseable sync = manager.systemInfo().startSync(layout, record.spec().systemInfoOrEmpty(), record.identity());
-        entry.live(new LiveVm(runtime.epoch(), null, shares, sync));
+        // an adopted OnDemand VM still faults from its restore dir's memory-ranges, which the recovery keeps
+        java.util.Optional<Path> onDemandSource = record.spec().restoreModeOrDefault() == MemoryRestoreMode.OnDemand
+                ? java.util.Optional.of(layout.restoreDir(runtime.epoch()).resolve("memory-ranges")).filter(java.nio.file.Files::exists)
+                : java.util.Optional.empty();
+        entry.live(new LiveVm(runtime.epoch(), null, shares, sync, onDemandSource));
         LOG.log(INFO, "adopted running sandbox " + record.id() + " (cloud-hypervisor pid " + runtime.chvPid() + ")");
         return true;
     }
