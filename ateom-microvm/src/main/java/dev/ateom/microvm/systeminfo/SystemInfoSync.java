@@ -47,7 +47,7 @@ public final class SystemInfoSync implements AutoCloseable {
     private final List<VolumeState> volumes = new ArrayList<>();
     private final ReentrantLock lock = new ReentrantLock();
     private final Condition wake = lock.newCondition();
-    private boolean closed;
+    private volatile boolean closed;
     private boolean reconcileRequested;
     private Thread loop;
     private final CountDownLatch firstPass = new CountDownLatch(1);
@@ -198,7 +198,12 @@ public final class SystemInfoSync implements AutoCloseable {
             } finally {
                 lock.unlock();
             }
-            due.forEach(this::sync);
+            for (var task : due.entrySet()) {
+                if (closed) {
+                    return; // the VM is about to be saved: leave the rest for the next sync's first pass
+                }
+                sync(task.getKey(), task.getValue());
+            }
             firstPass.countDown();
         }
     }
@@ -244,7 +249,7 @@ public final class SystemInfoSync implements AutoCloseable {
             if (task.observedAt() != 0) {
                 metrics.observeLag((System.nanoTime() - task.observedAt()) / 1e9);
             }
-            if (task.reason() == Reason.RECONCILE) {
+            if (task.reason() == Reason.RECONCILE && task.observedAt() == 0) { // with an event pending it is no repair
                 metrics.repaired(volume.spec.name());
                 LOG.log(System.Logger.Level.INFO, "sandbox {0} volume {1}: reconciliation repaired a difference from its source",
                         sandboxId, volume.spec.name());

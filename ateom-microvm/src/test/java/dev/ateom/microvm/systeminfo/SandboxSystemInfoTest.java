@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ateom.microvm.systeminfo.source.SourceLimits;
+import dev.ateom.microvm.systeminfo.source.VolumeAssembler;
 import dev.ateom.microvm.systeminfo.spec.ActorIdentity;
 import dev.ateom.microvm.systeminfo.spec.ActorMetadataSource;
 import dev.ateom.microvm.systeminfo.spec.ActorMetadataSource.MetadataItem;
@@ -126,10 +127,11 @@ class SandboxSystemInfoTest {
             // two rotations while running
             for (int gen = 2; gen <= 3; gen++) {
                 secret.update(Map.of("tls.crt", "CRT-" + gen, "tls.key", "KEY-" + gen));
-                volumes.writer(tls).commitWhileRunning(new dev.ateom.microvm.systeminfo.source.VolumeAssembler(SourceLimits.DEFAULT)
+                volumes.writer(tls).commitWhileRunning(new VolumeAssembler(SourceLimits.DEFAULT)
                         .assemble(tls, ALICE).content());
             }
             assertThat(read(buffer, certFd)).as("held across running commits: old content").isEqualTo("CRT-1");
+            assertThat(read(buffer, identityFd)).isEqualTo("alice");
             assertThat(Files.readString(root.resolve("tls/tls.crt"))).isEqualTo("CRT-3");
 
             // save: the paths find-paths records

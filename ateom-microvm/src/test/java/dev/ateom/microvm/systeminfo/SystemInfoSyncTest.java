@@ -170,7 +170,8 @@ class SystemInfoSyncTest {
         assertThat(Files.readString(root.resolve("config/app.conf"))).as("closed: no writes").isEqualTo("v1");
 
         try (SystemInfoSync sync = volumes.startSync(SandboxSystemInfoTest.ALICE)) {
-            assertThat(awaitTrue(Duration.ofSeconds(2), () -> holds(root.resolve("config/app.conf"), "v2"))).isTrue();
+            assertThat(sync.awaitFirstPass(Duration.ofSeconds(5))).isTrue();
+            assertThat(Files.readString(root.resolve("config/app.conf"))).isEqualTo("v2");
         }
         assertThat(service.metrics().repairs("config")).isEqualTo(1);
     }

@@ -9,6 +9,7 @@ import dev.ateom.microvm.systeminfo.volume.FileContent;
 import dev.ateom.microvm.systeminfo.volume.VolumeContent;
 import dev.ateom.microvm.systeminfo.volume.VolumeFile;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
@@ -153,7 +154,7 @@ public final class VolumeAssembler {
             return walk.filter(p -> Files.isRegularFile(p, LinkOption.NOFOLLOW_LINKS))
                     .map(p -> dataDir.relativize(p).toString())
                     .toList();
-        } catch (IOException | java.io.UncheckedIOException e) {
+        } catch (IOException | UncheckedIOException e) {
             throw new SourceException("last good generation " + dataDir + " could not be listed: " + e.getMessage(), e);
         }
     }

@@ -2,6 +2,7 @@ package dev.ateom.microvm.systeminfo.source;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.groups.Tuple.tuple;
 
 import dev.ateom.microvm.systeminfo.KubeletStyleSource;
 import dev.ateom.microvm.systeminfo.spec.FileMode;
@@ -14,6 +15,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
+import java.util.TreeMap;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -30,7 +32,7 @@ class HostDirectoryReaderTest {
     }
 
     private static Map<String, String> contents(List<VolumeFile> files) throws Exception {
-        Map<String, String> out = new java.util.TreeMap<>();
+        Map<String, String> out = new TreeMap<>();
         for (VolumeFile f : files) {
             out.put(f.path(), Files.readString(((FileContent.HostFile) f.content()).path()));
         }
@@ -66,8 +68,8 @@ class HostDirectoryReaderTest {
                 new KeyItem("tls.key", "certs/server.key", new FileMode(0400)))), MODE).files();
 
         assertThat(files).extracting(VolumeFile::path, f -> f.mode().bits())
-                .containsExactly(org.assertj.core.groups.Tuple.tuple("certs/server.pem", 0440),
-                        org.assertj.core.groups.Tuple.tuple("certs/server.key", 0400));
+                .containsExactly(tuple("certs/server.pem", 0440),
+                        tuple("certs/server.key", 0400));
         assertThat(contents(files)).containsEntry("certs/server.key", "KEY");
 
         assertThatThrownBy(() -> reader.read(new HostDirectorySource(source.dir().toString(),

@@ -2,6 +2,7 @@ package dev.ateom.microvm.systeminfo.spec;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.groups.Tuple.tuple;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
@@ -35,8 +36,8 @@ class SystemInfoSpecJsonTest {
         assertThat(identity.effectiveDefaultMode().bits()).isEqualTo(0444);
         assertThat(identity.sources().getFirst().actorMetadata().items())
                 .extracting(ActorMetadataSource.MetadataItem::metadataField, ActorMetadataSource.MetadataItem::path)
-                .containsExactly(org.assertj.core.groups.Tuple.tuple(MetadataField.NAME, "name"),
-                        org.assertj.core.groups.Tuple.tuple(MetadataField.UID, "ids/uid"));
+                .containsExactly(tuple(MetadataField.NAME, "name"),
+                        tuple(MetadataField.UID, "ids/uid"));
 
         VolumeSpec tls = spec.volumes().get(1);
         assertThat(tls.defaultMode().bits()).isEqualTo(0440); // 288 decimal, Kubernetes style
@@ -77,6 +78,17 @@ class SystemInfoSpecJsonTest {
                     .isInstanceOf(UnrecognizedPropertyException.class)
                     .hasMessageContaining("Unrecognized field");
         }
+    }
+
+    @Test
+    void keepsNullsForTheValidatorToName() throws Exception {
+        SystemInfoSpec spec = mapper.readValue(
+                "{\"volumes\": [null, {\"name\": \"v\", \"sources\": [null, {\"actorMetadata\": {\"items\": [null]}}]}]}",
+                SystemInfoSpec.class);
+        assertThat(SystemInfoSpecValidator.validate(spec, "systemInfo")).extracting(SpecViolation::toString).containsExactly(
+                "systemInfo.volumes[0]: is null",
+                "systemInfo.volumes[1].sources[0]: is null",
+                "systemInfo.volumes[1].sources[1].actorMetadata.items[0]: is null");
     }
 
     @Test

@@ -16,6 +16,7 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
@@ -103,7 +104,7 @@ class ConcurrentReaderTest {
                 secure.forEach(entries::add);
                 for (Path entry : entries) {
                     Path name = entry.getFileName();
-                    try (SeekableByteChannel ch = secure.newByteChannel(name, java.util.Set.of(StandardOpenOption.READ))) {
+                    try (SeekableByteChannel ch = secure.newByteChannel(name, Set.of(StandardOpenOption.READ))) {
                         seen.put(name.toString(), generationOf(readAll(ch), name.toString()));
                     }
                 }
