@@ -49,7 +49,7 @@ public record SandboxRecord(
 
     public SandboxRecord withOperation(String operation, Map<String, Long> timingsMs) {
         return new SandboxRecord(id, spec, identity, state, failureReason, createdAt, Instant.now(), sourceSnapshotId,
-                latestSnapshotId, snapshotIds, runtime, epochs, operation, timingsMs == null ? null : Map.copyOf(timingsMs));
+                latestSnapshotId, snapshotIds, runtime, epochs, operation, timingsMs == null ? null : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(timingsMs)));
     }
 
     public SandboxRecord withSnapshot(String snapshotId) {

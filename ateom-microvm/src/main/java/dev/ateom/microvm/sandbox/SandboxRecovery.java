@@ -132,7 +132,9 @@ final class SandboxRecovery {
         TreeRemoval.removeRecursively(layout.restoreRoot());
     }
 
-    private void settle(SandboxRecord updated) {
+    private void settle(SandboxRecord settled) {
+        // a sandbox that is not running has no processes or sockets: a runtime would show the dead ones' pids
+        SandboxRecord updated = settled.state() == SandboxState.RUNNING ? settled : settled.withRuntime(null);
         manager.settle(entry, updated);
         LOG.log(INFO, "recovered sandbox " + updated.id() + " as " + updated.state()
                 + (updated.failureReason() != null ? ": " + updated.failureReason() : ""));

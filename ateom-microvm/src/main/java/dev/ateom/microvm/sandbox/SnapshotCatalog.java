@@ -87,7 +87,7 @@ public final class SnapshotCatalog {
 
         public String commit(SandboxRecord record, String chvVersion) {
             Map<String, String> shares = new LinkedHashMap<>();
-            for (ShareKind kind : ShareKind.values()) shares.put(kind.tag(), kind.name().toLowerCase());
+            for (ShareKind kind : ShareKind.values()) shares.put(kind.tag(), kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
             var source = new Manifest.SourceSandbox(record.id(), record.identity().name(), record.identity().namespace(),
                     record.identity().uid());
             try {
