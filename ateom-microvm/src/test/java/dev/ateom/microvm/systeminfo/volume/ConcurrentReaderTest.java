@@ -21,10 +21,7 @@ import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.extension.AnnotatedElementContext;
-import org.junit.jupiter.api.extension.ExtensionContext;
 import org.junit.jupiter.api.io.TempDir;
-import org.junit.jupiter.api.io.TempDirFactory;
 
 /**
  * Invariants 1 and 2 under load: readers hammer the volume while 10 000 generations are committed.
@@ -34,17 +31,6 @@ class ConcurrentReaderTest {
     private static final int GENERATIONS = 10_000;
     private static final int RETAINED = 4;
     private static final List<String> NAMES = List.of("tls.crt", "tls.key", "ca.crt", "token", "namespace");
-
-    /** tmpfs when there is one: the invariants do not depend on the filesystem, ext4's journal only slows the 10 000 commits. */
-    static class MemoryBackedTempDir implements TempDirFactory {
-        @Override
-        public Path createTempDirectory(AnnotatedElementContext element, ExtensionContext context) throws IOException {
-            Path shm = Path.of("/dev/shm");
-            return Files.isDirectory(shm) && Files.isWritable(shm)
-                    ? Files.createTempDirectory(shm, "ateom-systeminfo-")
-                    : Files.createTempDirectory("ateom-systeminfo-");
-        }
-    }
 
     @TempDir(factory = MemoryBackedTempDir.class)
     Path tmp;

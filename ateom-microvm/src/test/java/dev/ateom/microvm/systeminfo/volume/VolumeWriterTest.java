@@ -236,7 +236,8 @@ class VolumeWriterTest {
      * commit every path a guest could have held (all retained generations) holds the newest content.
      */
     @Test
-    void randomSequencesOfRunningAndSavedCommitsKeepTheInvariants() throws Exception {
+    void randomSequencesOfRunningAndSavedCommitsKeepTheInvariants(@TempDir(factory = MemoryBackedTempDir.class) Path tmp)
+            throws Exception {
         Random random = new Random(20261130);
         for (int run = 0; run < 5; run++) {
             int retained = 1 + random.nextInt(4);
