@@ -65,6 +65,8 @@ class QemuStandInRestoreTest {
                 chv.create(config(sandbox, 1, vsock1));
                 Instant t0 = Instant.now();
                 chv.boot();
+                assertThatThrownBy(() -> new ProbeClient(vsock1, 1024, Duration.ofSeconds(1)).ping())
+                        .as("refused until the guest's probe listens (a TCG boot takes seconds)").hasMessageContaining("refused");
                 var probe = new ProbeClient(vsock1);
                 probe.awaitReady(Duration.ofSeconds(90));
                 bootMs = Duration.between(t0, Instant.now()).toMillis();
