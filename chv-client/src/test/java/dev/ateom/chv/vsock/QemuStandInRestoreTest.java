@@ -121,6 +121,7 @@ class QemuStandInRestoreTest {
                 // --cache auto: 1 s of *guest* time, and guest time stood still while saved): poll, and report how long.
                 Instant resumed = Instant.now();
                 String firstRead = probe.whoami().text();
+                String firstByPath = probe.cat("/run/ate/identity/name").text();
                 String held = firstRead;
                 while (!held.equals("B") && Instant.now().isBefore(resumed.plusSeconds(10))) {
                     Thread.sleep(50);
@@ -136,10 +137,10 @@ class QemuStandInRestoreTest {
                 probe.setTime(Instant.now());
                 assertThat(Duration.between(probe.time(), Instant.now()).abs()).isLessThan(Duration.ofSeconds(2));
                 LOG.log(System.Logger.Level.INFO, "TIMING qemu backend via REST: boot-to-probe {0} ms, pause {1} ms, snapshot {2} ms"
-                                + " ({3} bytes), restore {4} ms, resume {5} ms; guest clock was {6} ms behind; first held-fd read after resume ''{7}'',"
-                                + " held fd read B after {8} ms",
+                                + " ({3} bytes), restore {4} ms, resume {5} ms; guest clock was {6} ms behind; first held-fd read after resume ''{7}''"
+                                + " (by path ''{9}''), held fd read B after {8} ms",
                         bootMs, pauseMs, snapshotMs, Files.size(snapshot.resolve("memory-ranges")), restoreMs, resumeMs, behind.toMillis(),
-                        firstRead, heldSeesNewMs);
+                        firstRead, heldSeesNewMs, firstByPath);
                 chv.shutdown();
                 chv.shutdownVmm();
             }
