@@ -15,6 +15,7 @@ import dev.ateom.microvm.systeminfo.sync.SystemInfoMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
 import java.io.RandomAccessFile;
+import java.nio.file.FileVisitOption;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -61,7 +62,7 @@ class SystemInfoSyncTest {
         try (Stream<Path> walk = Files.walk(dir, 1)) {
             for (Path top : walk.skip(1).filter(p -> !p.getFileName().toString().startsWith("..")).toList()) {
                 if (Files.isDirectory(top)) {
-                    try (Stream<Path> inner = Files.walk(top)) {
+                    try (Stream<Path> inner = Files.walk(top, FileVisitOption.FOLLOW_LINKS)) {
                         for (Path f : inner.filter(Files::isRegularFile).toList()) {
                             out.put(dir.relativize(f).toString(), Files.readString(f));
                         }
@@ -120,6 +121,7 @@ class SystemInfoSyncTest {
 
         Map<String, String> expected = visibleFiles(secret.dir());
         expected.put("actor-name", "alice");
+        assertThat(expected).containsEntry("ca/bundle.pem", "ca-100");
         assertThat(visibleFiles(vol)).isEqualTo(expected);
         SystemInfoMetrics metrics = service.metrics();
         assertThat(metrics.commits("tls")).isEqualTo(100);
@@ -204,6 +206,31 @@ class SystemInfoSyncTest {
             assertThat(awaitTrue(Duration.ofSeconds(1), () -> holds(root.resolve("sa/token"), "t3"))).isTrue();
         }
         assertThat(service.metrics().errors("sa")).isPositive();
+    }
+
+    @Test
+    void mirrorsThousandsOfFiles() throws Exception {
+        Path source = Files.createDirectories(tmp.resolve("many/sub"));
+        for (int i = 0; i < 2500; i++) {
+            Files.writeString(source.resolveSibling(i % 2 == 0 ? "f" + i : "sub/f" + i), "v1-" + i);
+        }
+        SandboxSystemInfo volumes = service.forSandbox("s1", root,
+                new SystemInfoSpec(List.of(mirror("many", source.getParent()))));
+        volumes.writeAll(SandboxSystemInfoTest.ALICE);
+        Path vol = root.resolve("many");
+        Map<String, String> written = visibleFiles(vol);
+        assertThat(written.size()).isEqualTo(2501);
+        assertThat(written).containsEntry("sub/f1", "v1-1").containsEntry("f2498", "v1-2498");
+
+        try (SystemInfoSync sync = volumes.startSync(SandboxSystemInfoTest.ALICE)) {
+            assertThat(sync.awaitFirstPass(Duration.ofSeconds(10))).isTrue();
+            Files.writeString(source.resolve("f2499"), "v2"); // in a subdirectory: watched too
+            assertThat(awaitTrue(Duration.ofSeconds(5), () -> holds(vol.resolve("sub/f2499"), "v2"))).isTrue();
+            Files.delete(source.getParent().resolve("f0"));
+            assertThat(awaitTrue(Duration.ofSeconds(5), () -> !Files.exists(vol.resolve("f0"), LinkOption.NOFOLLOW_LINKS))).isTrue();
+            assertThat(sync.failingVolumes()).isEmpty();
+        }
+        assertThat(visibleFiles(vol).size()).isEqualTo(2500);
     }
 
     @Test
