@@ -52,6 +52,8 @@ class QemuGuestTest {
                         Duration.between(start, Instant.now()).toMillis());
 
                 assertThat(probe.ping()).isEqualTo("pong");
+                assertThatThrownBy(() -> new ProbeClient(vsock.udsPath(), 4444, Duration.ofSeconds(5)).ping())
+                        .as("vhost-device-vsock closes a CONNECT to a port nothing listens on, like CHV").hasMessageContaining("refused");
                 assertThat(probe.whoami().text()).isEqualTo("A");
                 assertThat(probe.cat(GuestImage.FIXTURE_FILE).text()).isEqualTo(GuestImage.FIXTURE_FILE_CONTENT);
                 assertThat(probe.ls("/run/ate/identity")).containsExactly("..data", "name");
