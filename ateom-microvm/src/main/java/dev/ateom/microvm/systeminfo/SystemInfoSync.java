@@ -74,6 +74,11 @@ public final class SystemInfoSync implements AutoCloseable {
                 throw new IllegalStateException("sandbox " + sandboxId + ": system-info sync was already started");
             }
             reconcileRequested = true;
+            if (volumes.isEmpty()) {
+                firstPass.countDown(); // nothing mirrors a host directory: no thread
+                loop = Thread.ofVirtual().unstarted(() -> { });
+                return;
+            }
             loop = Thread.ofVirtual().name("systeminfo-sync-" + sandboxId).start(this::run);
         } finally {
             lock.unlock();

@@ -23,6 +23,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterEach;
@@ -89,6 +90,17 @@ class SandboxSystemInfoTest {
         assertThat(Files.getAttribute(root.resolve("tls/..data/tls.key"), "unix:mode")).isEqualTo(0100400);
         assertThat(Files.getAttribute(root.resolve("tls/..data/tls.crt"), "unix:mode")).isEqualTo(0100440);
         assertThat(Files.getAttribute(root.resolve("tls/..data/tls.crt"), "unix:gid")).isEqualTo(1000);
+    }
+
+    @Test
+    void aSyncOfMetadataOnlyVolumesHasNothingToDo() throws Exception {
+        SandboxSystemInfo volumes = service.forSandbox("s1", tmp.resolve("si"), new SystemInfoSpec(List.of(identityVolume())));
+        volumes.writeAll(ALICE);
+        try (SystemInfoSync sync = volumes.startSync(ALICE)) {
+            assertThat(sync.awaitFirstPass(Duration.ofMillis(1))).isTrue();
+            assertThat(sync.failingVolumes()).isEmpty();
+        }
+        assertThat(service.watcher().watchCount()).isZero();
     }
 
     @Test
