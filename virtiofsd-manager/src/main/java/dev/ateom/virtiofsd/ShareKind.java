@@ -9,8 +9,13 @@ public enum ShareKind {
     ROOTFS("ateRootfs", "rootfs", true, CacheMode.ALWAYS, MigrationOnError.ABORT),
     /** Guest-writable data; never writeback, so a paused VM has no dirty data outside the host dir. */
     DURABLE("ateDurable", "durable", false, CacheMode.AUTO, MigrationOnError.ABORT),
-    /** Host-generated files that rotate while the guest runs: a lost inode becomes a guest error, not a failed restore. */
-    SYSTEM_INFO("ateSystemInfo", "sysinfo", true, CacheMode.AUTO, MigrationOnError.GUEST_ERROR);
+    /**
+     * Host-generated files that rotate while the guest runs: a lost inode becomes a guest error, not a failed restore.
+     * No guest caching: with {@code auto} a descriptor held across a resume read its pre-suspend content for up to
+     * a second (the attribute timeout counts guest time, which stood still while saved), and a cached dentry pins
+     * an old inode; the files are small and rarely read, so going to the host every time costs nothing.
+     */
+    SYSTEM_INFO("ateSystemInfo", "sysinfo", true, CacheMode.NEVER, MigrationOnError.GUEST_ERROR);
 
     private final String tag;
     private final String shortName;

@@ -57,7 +57,7 @@ class VirtiofsdArgvTest {
                 "--socket-path=/run/ateom/sb1/sysinfo.sock",
                 "--shared-dir=/srv/share/sysinfo",
                 "--tag=ateSystemInfo",
-                "--cache=auto",
+                "--cache=never",
                 "--migration-mode=find-paths",
                 "--migration-on-error=guest-error",
                 "--sandbox=namespace",
