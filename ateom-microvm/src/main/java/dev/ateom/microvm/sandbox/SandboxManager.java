@@ -51,6 +51,8 @@ public final class SandboxManager implements AutoCloseable {
     private static final Duration STOP_GRACE = Duration.ofSeconds(5);
     /** CHV answers vmm.ping in milliseconds; a loaded host (or the JVM-based stand-in) may need far longer. */
     private static final Duration CHV_READY_TIMEOUT = Duration.ofSeconds(30);
+    /** How long a clean daemon stop waits for the running sandboxes' suspends (systemd's default stop timeout is 90 s). */
+    private static final Duration SHUTDOWN_SUSPEND_LIMIT = Duration.ofSeconds(60);
 
     private final DaemonConfig config;
     private final SandboxStore store;
@@ -588,10 +590,45 @@ public final class SandboxManager implements AutoCloseable {
 
     @Override
     public void close() {
-        // The VMs outlive a clean daemon stop only when children are not tied to the daemon.
+        if (config.childrenDieWithDaemon()) {
+            // The VMs die with this process: suspend them first so that their memory and data survive the stop.
+            suspendAllRunning(SHUTDOWN_SUSPEND_LIMIT);
+        }
         for (SandboxEntry entry : sandboxes.values()) {
             LiveVm live = entry.live();
             if (live != null) closeQuietly(live.sync(), "system-info sync of " + entry.record().id());
+        }
+    }
+
+    /** Suspends every RUNNING sandbox in parallel, waiting at most {@code limit}; failures are logged, not thrown. */
+    private void suspendAllRunning(Duration limit) {
+        List<String> running = sandboxes.values().stream().map(SandboxEntry::record)
+                .filter(r -> r.state() == SandboxState.RUNNING).map(SandboxRecord::id).toList();
+        if (running.isEmpty()) return;
+        LOG.log(INFO, "daemon stopping: suspending " + running.size() + " running sandbox(es) " + running);
+        try (var executor = java.util.concurrent.Executors.newVirtualThreadPerTaskExecutor()) {
+            List<java.util.concurrent.Future<?>> suspends = running.stream().<java.util.concurrent.Future<?>>map(id -> executor.submit(() -> {
+                try (var log = LogContext.with("sandbox", id)) {
+                    suspend(id);
+                } catch (RuntimeException e) {
+                    LOG.log(WARNING, "suspend of " + id + " at daemon stop failed: " + describe(e));
+                }
+            })).toList();
+            long deadline = System.nanoTime() + limit.toNanos();
+            for (var suspend : suspends) {
+                try {
+                    suspend.get(Math.max(0, deadline - System.nanoTime()), java.util.concurrent.TimeUnit.NANOSECONDS);
+                } catch (java.util.concurrent.TimeoutException e) {
+                    LOG.log(WARNING, "suspending at daemon stop takes longer than " + limit + "; stopping anyway");
+                    executor.shutdownNow();
+                    return;
+                } catch (java.util.concurrent.ExecutionException e) {
+                    LOG.log(WARNING, "suspend at daemon stop failed: " + e.getCause());
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+            }
         }
     }
 }
