@@ -201,6 +201,9 @@ final class DurableArchiveWriter {
     }
 
     private static void addXattrs(TarArchiveEntry entry, Path path) throws IOException {
+        if (!hasXattrs(path)) {
+            return;
+        }
         UserDefinedFileAttributeView view = Files.getFileAttributeView(path, UserDefinedFileAttributeView.class, NO_FOLLOW);
         if (view == null) {
             return;
@@ -216,6 +219,15 @@ final class DurableArchiveWriter {
             view.read(name, value);
             Map.Entry<String, String> header = ArchiveFormat.encodeXattr("user." + name, value.array());
             entry.addPaxHeader(header.getKey(), header.getValue());
+        }
+    }
+
+    /** One path-based syscall; the JDK's view opens the file just to list nothing (most files). */
+    private static boolean hasXattrs(Path path) {
+        try {
+            return LibC.INSTANCE.llistxattr(path.toString(), null, 0) > 0;
+        } catch (com.sun.jna.LastErrorException e) {
+            return false; // ENOTSUP: the filesystem has no xattrs
         }
     }
 

@@ -48,6 +48,9 @@ interface LibC extends Library {
 
     int syncfs(int fd) throws LastErrorException;
 
+    /** Size of the NUL-separated xattr name list (0: none); does not follow symlinks. */
+    long llistxattr(String path, byte[] list, long size) throws LastErrorException;
+
     long pwrite(int fd, byte[] buffer, long count, long offset) throws LastErrorException;
 
     int ftruncate(int fd, long length) throws LastErrorException;
