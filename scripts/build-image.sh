@@ -34,6 +34,9 @@ command -v patchelf >/dev/null || die "patchelf missing: run scripts/setup.sh fi
 start=$(date +%s%N)
 elapsed() { printf '%d.%d s' $(( ($(date +%s%N) - start) / 1000000000 )) $(( ($(date +%s%N) - start) / 100000000 % 10 )); }
 mkdir -p "$WORK"
+# one build at a time: tests of several checkouts' modules may run this concurrently
+exec 9>"$WORK/.lock"
+flock 9
 
 # ---------------------------------------------------------------- the daemon (libraries and jar in two layers)
 # copied first: jdeps then reads the same jars the image gets, even if a build rewrites target/ meanwhile
