@@ -95,11 +95,30 @@ public record Manifest(int formatVersion,
         }
     }
 
-    @JsonPropertyOrder({"path", "size", "sha256"})
-    public record FileEntry(String path, long size, String sha256) {
+    /**
+     * One file of the snapshot. {@code digest} names how {@code sha256} was computed: {@code "sha256"} (the
+     * default, also when absent) over the content, or {@link MemoryPageDigest#ALGORITHM} for guest memory.
+     */
+    @JsonPropertyOrder({"path", "size", "sha256", "digest"})
+    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+    public record FileEntry(String path, long size, String sha256, String digest) {
+        public static final String CONTENT_SHA256 = "sha256";
+
         public FileEntry {
             Objects.requireNonNull(path, "files[].path");
             Objects.requireNonNull(sha256, "files[].sha256");
+            if (digest != null && !digest.equals(CONTENT_SHA256) && !digest.equals(MemoryPageDigest.ALGORITHM)) {
+                throw new IllegalArgumentException("files[].digest '" + digest + "' is not one this ateom knows (newer format?)");
+            }
+        }
+
+        public FileEntry(String path, long size, String sha256) {
+            this(path, size, sha256, null);
+        }
+
+        /** The digest of {@code file} the way this entry was computed. */
+        public String digestOf(java.nio.file.Path file) throws java.io.IOException {
+            return MemoryPageDigest.ALGORITHM.equals(digest) ? MemoryPageDigest.of(file) : Sha256.of(file);
         }
     }
 }

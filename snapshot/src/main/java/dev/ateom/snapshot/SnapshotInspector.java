@@ -88,10 +88,11 @@ public final class SnapshotInspector {
                 problems.add(file.path() + " is " + size + " bytes, the manifest says " + file.size());
                 continue;
             }
-            String sha = Sha256.of(path);
+            String sha = file.digestOf(path);
             hashed += size;
             if (!sha.equals(file.sha256())) {
-                problems.add(file.path() + " has sha256 " + sha + ", the manifest says " + file.sha256());
+                problems.add(file.path() + " has " + (file.digest() == null ? "sha256" : file.digest()) + " " + sha
+                        + ", the manifest says " + file.sha256());
             }
         }
         long entries = 0;

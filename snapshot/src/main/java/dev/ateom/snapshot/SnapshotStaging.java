@@ -101,7 +101,9 @@ public final class SnapshotStaging implements AutoCloseable {
         for (String file : SnapshotLayout.CONTENT_FILES) {
             Path path = layout.directory().resolve(file);
             makeReadOnly(path);
-            files.add(new Manifest.FileEntry(file, Files.size(path), Sha256.of(path)));
+            files.add(file.equals(SnapshotLayout.MEMORY_RANGES)
+                    ? new Manifest.FileEntry(file, Files.size(path), MemoryPageDigest.of(path), MemoryPageDigest.ALGORITHM)
+                    : new Manifest.FileEntry(file, Files.size(path), Sha256.of(path)));
         }
         observer.completed(CommitStep.HASHED);
 

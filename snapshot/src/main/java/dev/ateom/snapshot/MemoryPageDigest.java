@@ -1,0 +1,68 @@
+package dev.ateom.snapshot;
+
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.security.MessageDigest;
+import java.util.Arrays;
+import java.util.HexFormat;
+
+/**
+ * The digest of guest memory ({@code memory-ranges}): SHA-256 over every 4 KiB page that is not all zero,
+ * each preceded by its page index as 8 big-endian bytes. A hole and a page of written zeros count the same,
+ * so the digest does not depend on how sparse the file is, and computing it reads only the file's data
+ * extents: a mostly empty 4 GiB guest costs what its few allocated pages cost, not 4 GiB of hashing.
+ * A file whose size is not a multiple of the page size has a short last page, hashed as it is.
+ */
+public final class MemoryPageDigest {
+    /** How the manifest names this digest ({@link Manifest.FileEntry#digest()}). */
+    public static final String ALGORITHM = "sha256-nonzero-pages";
+    private static final int PAGE = MemoryRangesCompactor.PAGE_SIZE;
+    private static final int CHUNK = 1 << 20;
+    private static final byte[] ZERO_PAGE = new byte[PAGE];
+
+    private MemoryPageDigest() {
+    }
+
+    public static String of(Path file) throws IOException {
+        MessageDigest digest = Sha256.newDigest();
+        ByteBuffer index = ByteBuffer.allocate(Long.BYTES);
+        ByteBuffer buffer = ByteBuffer.allocate(CHUNK);
+        try (NativeFile nativeFile = NativeFile.openReadOnly(file);
+             FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+            for (Extent extent : nativeFile.dataExtents()) {
+                // extents start on block boundaries, which are page multiples on every filesystem we use;
+                // align down anyway so a page is always hashed whole
+                long start = extent.offset() - extent.offset() % PAGE;
+                for (long chunkStart = start; chunkStart < extent.end(); chunkStart += CHUNK) {
+                    int length = (int) Math.min(CHUNK, extent.end() - chunkStart);
+                    read(channel, buffer, chunkStart, length, file);
+                    byte[] bytes = buffer.array();
+                    int filled = buffer.position();
+                    for (int offset = 0; offset < filled; offset += PAGE) {
+                        int pageLength = Math.min(PAGE, filled - offset);
+                        if (Arrays.mismatch(bytes, offset, offset + pageLength, ZERO_PAGE, 0, pageLength) < 0) continue;
+                        digest.update(index.clear().putLong((chunkStart + offset) / PAGE).array());
+                        digest.update(bytes, offset, pageLength);
+                    }
+                }
+            }
+        }
+        return HexFormat.of().formatHex(digest.digest());
+    }
+
+    /** Reads up to {@code length} bytes at {@code position}; fewer only at the end of the file. */
+    private static void read(FileChannel channel, ByteBuffer buffer, long position, int length, Path file) throws IOException {
+        buffer.clear().limit(length);
+        while (buffer.hasRemaining()) {
+            int n = channel.read(buffer, position + buffer.position());
+            if (n < 0) {
+                if (buffer.position() == 0) throw new EOFException(file + " ends before offset " + position);
+                return;
+            }
+        }
+    }
+}
