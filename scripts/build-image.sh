@@ -39,13 +39,23 @@ exec 9>"$WORK/.lock"
 flock 9
 
 # ---------------------------------------------------------------- the daemon (libraries and jar in two layers)
-# copied first: jdeps then reads the same jars the image gets, even if a build rewrites target/ meanwhile
-rm -rf "$CONTEXT/deps" "$CONTEXT/app"
+# copied first: jdeps then reads the same jars the image gets, even if a build rewrites target/ meanwhile.
+# A rebuilt jar differs from the staged one only in its entries' timestamps when nothing changed: keeping the
+# staged copy then keeps the build context, and so the image, as it was.
+entries() { unzip -v "$1" | awk 'NR > 3 {print $7, $8}'; }
+stage_jar() {
+  local src=$1 dest=$2/$(basename "$1")
+  unzip -tqq "$src" >/dev/null || die "$src is unreadable (being rebuilt?): retry"
+  if [[ -f $dest ]] && [[ "$(entries "$src")" == "$(entries "$dest")" ]]; then return; fi
+  cp "$src" "$dest"
+}
 mkdir -p "$CONTEXT/deps/opt/ateom/lib" "$CONTEXT/app/opt/ateom"
-cp "$TARGET"/lib/*.jar "$CONTEXT/deps/opt/ateom/lib/"
-cp "$TARGET/ateom-microvm.jar" "$CONTEXT/app/opt/ateom/"
+for staged in "$CONTEXT"/deps/opt/ateom/lib/*.jar; do
+  if [[ -f $staged && ! -f "$TARGET/lib/$(basename "$staged")" ]]; then rm "$staged"; fi
+done
+for jar in "$TARGET"/lib/*.jar; do stage_jar "$jar" "$CONTEXT/deps/opt/ateom/lib"; done
+stage_jar "$TARGET/ateom-microvm.jar" "$CONTEXT/app/opt/ateom"
 cp "$ROOT/packaging/Dockerfile" "$CONTEXT/Dockerfile"
-unzip -tqq "$CONTEXT/app/opt/ateom/ateom-microvm.jar" >/dev/null || die "ateom-microvm.jar is unreadable (being rebuilt?): retry"
 
 # ---------------------------------------------------------------- modules (jdeps over the daemon's classpath)
 JARS=("$CONTEXT/app/opt/ateom/ateom-microvm.jar" "$CONTEXT"/deps/opt/ateom/lib/*.jar)
