@@ -14,12 +14,20 @@ import java.util.Map;
  * @param verbosity    number of {@code -v} flags
  * @param readyTimeout how long to wait for {@code vmm.ping} to answer
  * @param environment  extra environment variables (e.g. {@code ATEOM_STANDIN_BACKEND} for the stand-in)
+ * @param dieWithDaemon whether CHV gets SIGKILL when this JVM dies (parent-death signal); false lets it outlive
+ *                      the daemon, for a restarted daemon to adopt
  */
 public record ChvLaunch(Path binary, Path apiSocket, Path logFile, Path outputFile, int verbosity, Duration readyTimeout,
-                        Map<String, String> environment) {
+                        Map<String, String> environment, boolean dieWithDaemon) {
     public ChvLaunch {
         environment = environment == null ? Map.of() : Map.copyOf(environment);
         readyTimeout = readyTimeout == null ? Duration.ofSeconds(10) : readyTimeout;
+    }
+
+    /** A launch whose CHV dies with the daemon. */
+    public ChvLaunch(Path binary, Path apiSocket, Path logFile, Path outputFile, int verbosity, Duration readyTimeout,
+                     Map<String, String> environment) {
+        this(binary, apiSocket, logFile, outputFile, verbosity, readyTimeout, environment, true);
     }
 
     /** {@code binary --api-socket <apiSocket> -v --log-file <runDir>/chv.log}, output to {@code <runDir>/chv.out}. */
@@ -29,10 +37,14 @@ public record ChvLaunch(Path binary, Path apiSocket, Path logFile, Path outputFi
     }
 
     public ChvLaunch withEnvironment(Map<String, String> env) {
-        return new ChvLaunch(binary, apiSocket, logFile, outputFile, verbosity, readyTimeout, env);
+        return new ChvLaunch(binary, apiSocket, logFile, outputFile, verbosity, readyTimeout, env, dieWithDaemon);
     }
 
     public ChvLaunch withReadyTimeout(Duration timeout) {
-        return new ChvLaunch(binary, apiSocket, logFile, outputFile, verbosity, timeout, environment);
+        return new ChvLaunch(binary, apiSocket, logFile, outputFile, verbosity, timeout, environment, dieWithDaemon);
+    }
+
+    public ChvLaunch withDieWithDaemon(boolean value) {
+        return new ChvLaunch(binary, apiSocket, logFile, outputFile, verbosity, readyTimeout, environment, value);
     }
 }

@@ -24,6 +24,7 @@ import java.util.concurrent.TimeoutException;
  * <p>Children die with the daemon: each is started through {@code setpriv --pdeathsig KILL} (when
  * available) from one long-lived launcher thread — the death signal follows the thread that forked, so a
  * short-lived request thread must not be the parent — and a JVM shutdown hook kills those still running.
+ * A launch with {@link ChvLaunch#dieWithDaemon()} false gets neither: that CHV outlives the daemon on purpose.
  */
 public final class ChvProcess implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ChvProcess.class.getName());
@@ -58,7 +59,7 @@ public final class ChvProcess implements AutoCloseable {
         String what = "start " + launch.binary() + " --api-socket " + launch.apiSocket();
         checkLaunchable(what, launch);
         Process process = fork(what, launch);
-        LIVE.add(process);
+        if (launch.dieWithDaemon()) LIVE.add(process);
         var client = new ChvClient(launch.apiSocket());
         try {
             awaitReady(what, launch, process, client);
@@ -89,7 +90,7 @@ public final class ChvProcess implements AutoCloseable {
 
     private static Process fork(String what, ChvLaunch launch) {
         List<String> command = new ArrayList<>();
-        if (Files.isExecutable(SETPRIV)) {
+        if (launch.dieWithDaemon() && Files.isExecutable(SETPRIV)) {
             command.addAll(List.of(SETPRIV.toString(), "--pdeathsig", "KILL", "--"));
         }
         command.add(launch.binary().toString());

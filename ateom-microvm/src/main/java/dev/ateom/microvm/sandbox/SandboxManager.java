@@ -363,7 +363,7 @@ public final class SandboxManager implements AutoCloseable {
 
     private ChvProcess startChv(SandboxLayout.EpochLayout el, StepTimer timer, Rollback rollback) {
         ChvLaunch launch = new ChvLaunch(tools.hypervisor().resolved().orElseThrow(), el.apiSocket(), el.chvLog(), el.chvOutput(), 1,
-                CHV_READY_TIMEOUT, Map.of());
+                CHV_READY_TIMEOUT, Map.of()).withDieWithDaemon(config.childrenDieWithDaemon());
         ChvProcess chv = timer.step("chvStart", () -> ChvProcess.start(launch));
         rollback.add("stop cloud-hypervisor", () -> chv.stop(STOP_GRACE));
         return chv;

@@ -1,0 +1,71 @@
+package dev.ateom.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * With {@code --children-die-with-daemon false}, CHV and virtiofsd outlive a {@code kill -9} of the daemon;
+ * the restarted daemon adopts the running sandbox and can suspend, resume and delete it.
+ */
+class AdoptionAfterDaemonKillTest {
+    @TempDir Path dir;
+    TestHost host;
+
+    @BeforeEach
+    void host() { host = new TestHost(dir); }
+
+    @AfterEach
+    void nothingLeft() throws Exception { host.close(); }
+
+    @AfterAll
+    static void noChildren() { assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)).isEmpty(); }
+
+    @Test
+    void aRunningSandboxSurvivesTheDaemonAndIsAdopted() throws Exception {
+        DaemonProcess first = host.start(DaemonOptions.keepingChildren());
+        JsonNode created = first.api().post("/v1/sandboxes", SandboxSpecs.create(host.root, "a1")).expect(201, "create")
+                .body().path("sandbox");
+        Files.writeString(host.durableData("a1").resolve("notes.txt"), "before the kill");
+        long chvPid = created.path("runtime").path("chvPid").asLong();
+        List<Long> sharePids = new ArrayList<>();
+        created.path("runtime").path("shares").forEach(share -> sharePids.add(share.path("pid").asLong()));
+        assertThat(sharePids).hasSize(3);
+
+        first.kill9();
+        Thread.sleep(300); // a parent-death signal, had there been one, is delivered at once
+        assertThat(HostProcesses.isRunning(chvPid)).as("cloud-hypervisor outlives the daemon").isTrue();
+        sharePids.forEach(pid -> assertThat(HostProcesses.isRunning(pid)).as("virtiofsd %s outlives the daemon", pid).isTrue());
+
+        DaemonProcess second = host.start(DaemonOptions.keepingChildren());
+        JsonNode adopted = RecoveryChecks.inState(second.api(), "a1", "RUNNING");
+        assertThat(adopted.path("runtime").path("chvPid").asLong()).as("the same VM, not a new one").isEqualTo(chvPid);
+        List<Long> expected = new ArrayList<>(sharePids);
+        expected.add(chvPid);
+        RecoveryChecks.onlyTheseRun(host, second, expected.toArray(Long[]::new));
+
+        String snapshot = second.api().post("/v1/sandboxes/a1/suspend", "{}").expect(200, "suspend the adopted sandbox")
+                .body().path("snapshotId").asText();
+        assertThat(HostProcesses.awaitOnly(host.root.toString(), List.of(second.pid())))
+                .as("the adopted CHV and virtiofsd are stopped by the suspend").isEmpty();
+        RecoveryChecks.noSocketsBut(host, List.of("a1"));
+        assertThat(RecoveryChecks.snapshotsCompleteOrAbsent(host, second.api())).containsExactly(snapshot);
+
+        second.api().post("/v1/sandboxes/a1/resume", "{}").expect(200, "resume");
+        assertThat(Files.readString(host.durableData("a1").resolve("notes.txt"))).isEqualTo("before the kill");
+        second.api().delete("/v1/sandboxes/a1?deleteSnapshots=true").expect(204, "delete");
+        RecoveryChecks.onlyTheseRun(host, second);
+        RecoveryChecks.noRunDirs(host);
+        assertThat(host.snapshotDirEntries()).isEmpty();
+    }
+}

@@ -1,0 +1,49 @@
+package dev.ateom.e2e;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** The daemon dies while deleting a running sandbox: the restart finishes the delete and keeps its snapshots. */
+class CrashDuringDeleteTest {
+    @TempDir Path dir;
+    TestHost host;
+
+    @BeforeEach
+    void host() { host = new TestHost(dir); }
+
+    @AfterEach
+    void nothingLeft() throws Exception { host.close(); }
+
+    @AfterAll
+    static void noChildren() { assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)).isEmpty(); }
+
+    @Test
+    void crashDuringDeleteFinishesTheDeleteOnRestart() throws Exception {
+        DaemonProcess first = host.start(DaemonOptions.crashingAt("delete.teardown"));
+        first.api().post("/v1/sandboxes", SandboxSpecs.create(host.root, "d1")).expect(201, "create");
+        String snapshot = first.api().post("/v1/sandboxes/d1/suspend", "{}").expect(200, "suspend").body().path("snapshotId").asText();
+        first.api().post("/v1/sandboxes/d1/resume", "{}").expect(200, "resume");
+        first.api().deleteExpectingCrash("/v1/sandboxes/d1");
+        assertThat(first.awaitCrash()).isEqualTo(137);
+        assertThat(host.recordOnDisk("d1").path("state").asText()).isEqualTo("DELETING");
+
+        DaemonProcess second = host.start(DaemonOptions.NORMAL);
+        second.api().get("/v1/sandboxes/d1").expect(404, "the deleted sandbox");
+        assertThat(host.sandboxDir("d1")).doesNotExist();
+        RecoveryChecks.noRunDirs(host);
+        RecoveryChecks.onlyTheseRun(host, second);
+        assertThat(RecoveryChecks.snapshotsCompleteOrAbsent(host, second.api())).as("snapshots are kept unless asked")
+                .containsExactly(snapshot);
+        second.api().post("/v1/sandboxes", SandboxSpecs.cloneOf(snapshot, "d2")).expect(201, "the kept snapshot still clones");
+        second.api().delete("/v1/sandboxes/d2").expect(204, "delete the clone");
+        second.api().delete("/v1/snapshots/" + snapshot).expect(204, "delete the snapshot");
+        RecoveryChecks.noRunDirs(host);
+    }
+}

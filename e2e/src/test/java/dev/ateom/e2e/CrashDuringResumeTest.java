@@ -1,0 +1,68 @@
+package dev.ateom.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The daemon dies while resuming (before the restore, or after the VM already runs again): the snapshot is
+ * untouched, so the restarted daemon shows the sandbox SUSPENDED on it, and it resumes and suspends again.
+ */
+class CrashDuringResumeTest {
+    @TempDir Path dir;
+    TestHost host;
+
+    @BeforeEach
+    void host() { host = new TestHost(dir); }
+
+    @AfterEach
+    void nothingLeft() throws Exception { host.close(); }
+
+    @AfterAll
+    static void noChildren() { assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)).isEmpty(); }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"resume.vmRestore", "resume.sync"})
+    void crashDuringResumeLeavesTheSandboxSuspendedAndResumable(String crashPoint) throws Exception {
+        DaemonProcess first = host.start(DaemonOptions.crashingAt(crashPoint));
+        first.api().post("/v1/sandboxes", SandboxSpecs.create(host.root, "r1")).expect(201, "create");
+        Files.writeString(host.durableData("r1").resolve("notes.txt"), "before suspend");
+        String snapshot = first.api().post("/v1/sandboxes/r1/suspend", "{}").expect(200, "suspend").body().path("snapshotId").asText();
+        first.api().postExpectingCrash("/v1/sandboxes/r1/resume", "{}");
+        assertThat(first.awaitCrash()).isEqualTo(137);
+        JsonNode onDisk = host.recordOnDisk("r1");
+        assertThat(onDisk.path("state").asText()).isEqualTo("RESUMING");
+        assertThat(onDisk.path("runtime").path("epoch").asInt()).as("the restore had started its processes").isEqualTo(2);
+        assertThat(HostProcesses.awaitOnly(host.root.toString(), java.util.List.of()))
+                .as("CHV and virtiofsd die with the daemon (parent-death signal)").isEmpty();
+
+        DaemonProcess second = host.start(DaemonOptions.NORMAL);
+        JsonNode suspended = RecoveryChecks.inState(second.api(), "r1", "SUSPENDED");
+        assertThat(suspended.path("latestSnapshotId").asText()).isEqualTo(snapshot);
+        assertThat(RecoveryChecks.snapshotsCompleteOrAbsent(host, second.api())).containsExactly(snapshot);
+        RecoveryChecks.onlyTheseRun(host, second);
+        RecoveryChecks.noRunDirs(host);
+        RecoveryChecks.noSocketsBut(host, java.util.List.of("r1"));
+
+        JsonNode resumed = second.api().post("/v1/sandboxes/r1/resume", "{}").expect(200, "resume after recovery").body().path("sandbox");
+        assertThat(resumed.path("state").asText()).isEqualTo("RUNNING");
+        assertThat(resumed.path("runtime").path("epoch").asInt()).as("fresh sockets, not the crashed epoch's").isEqualTo(3);
+        assertThat(Files.readString(host.durableData("r1").resolve("notes.txt"))).isEqualTo("before suspend");
+        RecoveryChecks.noSocketsBut(host, java.util.List.of("r1"), "r1");
+        String again = second.api().post("/v1/sandboxes/r1/suspend", "{}").expect(200, "suspend again").body().path("snapshotId").asText();
+        assertThat(RecoveryChecks.snapshotsCompleteOrAbsent(host, second.api())).containsExactlyInAnyOrder(snapshot, again);
+        RecoveryChecks.noSocketsBut(host, java.util.List.of("r1"));
+        second.api().delete("/v1/sandboxes/r1?deleteSnapshots=true").expect(204, "delete with snapshots");
+        assertThat(host.snapshotDirEntries()).isEmpty();
+        RecoveryChecks.noRunDirs(host);
+    }
+}

@@ -1,0 +1,73 @@
+package dev.ateom.e2e;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+
+/** Live processes found in /proc by their command line: how a test sees what a killed daemon left running. */
+final class HostProcesses {
+    private HostProcesses() {}
+
+    record Found(long pid, long parentPid, String commandLine) {}
+
+    /** Every live process (zombies have no command line) whose argv mentions {@code text}, except this JVM. */
+    static List<Found> mentioning(String text) {
+        List<Found> found = new ArrayList<>();
+        try (DirectoryStream<Path> proc = Files.newDirectoryStream(Path.of("/proc"), p -> p.getFileName().toString().matches("\\d+"))) {
+            for (Path dir : proc) {
+                long pid = Long.parseLong(dir.getFileName().toString());
+                if (pid == ProcessHandle.current().pid()) continue;
+                String cmdline = commandLine(dir);
+                if (cmdline.contains(text)) found.add(new Found(pid, parentPid(dir), cmdline));
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot list /proc", e);
+        }
+        return found;
+    }
+
+    /**
+     * {@link #mentioning} once nothing but {@code except} and their children remains (virtiofsd's namespace
+     * sandbox runs as a parent and a child), or what still runs after a few seconds.
+     */
+    static List<Found> awaitOnly(String text, List<Long> except) throws InterruptedException {
+        List<Found> left = List.of();
+        for (int i = 0; i < 100; i++) {
+            left = mentioning(text).stream().filter(f -> !except.contains(f.pid()) && !except.contains(f.parentPid())).toList();
+            if (left.isEmpty()) return left;
+            Thread.sleep(50);
+        }
+        return left;
+    }
+
+    /** Running and not a zombie ({@link ProcessHandle#isAlive} counts an unreaped zombie as alive). */
+    static boolean isRunning(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            return stat.charAt(stat.lastIndexOf(')') + 2) != 'Z';
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static long parentPid(Path procDir) {
+        try {
+            String stat = Files.readString(procDir.resolve("stat"));
+            return Long.parseLong(stat.substring(stat.lastIndexOf(')') + 2).split(" ")[1]);
+        } catch (IOException e) {
+            return -1;
+        }
+    }
+
+    private static String commandLine(Path procDir) {
+        try {
+            return new String(Files.readAllBytes(procDir.resolve("cmdline")), StandardCharsets.UTF_8).replace('\0', ' ').strip();
+        } catch (IOException e) {
+            return ""; // exited meanwhile, or not ours to read
+        }
+    }
+}

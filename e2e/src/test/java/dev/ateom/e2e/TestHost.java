@@ -1,0 +1,85 @@
+package dev.ateom.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * One test's host: a root dir holding the daemon's state and run dirs, the daemons started on it (one after
+ * the other, as restarts), and on close the proof that nothing outlived them.
+ */
+final class TestHost implements AutoCloseable {
+    final Path root;
+    private final List<DaemonProcess> daemons = new ArrayList<>();
+
+    TestHost(Path root) { this.root = root; }
+
+    DaemonProcess start(DaemonOptions options) throws IOException, InterruptedException {
+        DaemonProcess daemon = DaemonProcess.start(root, options);
+        daemons.add(daemon);
+        return daemon;
+    }
+
+    Path stateDir() { return DaemonProcess.stateDir(root); }
+
+    Path runDir() { return DaemonProcess.runDir(root); }
+
+    Path snapshotsDir() { return stateDir().resolve("snapshots"); }
+
+    Path sandboxDir(String id) { return stateDir().resolve("sandboxes").resolve(id); }
+
+    Path durableData(String id) { return sandboxDir(id).resolve("durable/data"); }
+
+    /** {@code sandbox.json} as the (possibly dead) daemon last wrote it. */
+    JsonNode recordOnDisk(String id) throws IOException {
+        return DaemonApi.JSON.readTree(sandboxDir(id).resolve("sandbox.json").toFile());
+    }
+
+    /** Entries of {@code <state>/snapshots/}: committed snapshot ids and, after a crash, {@code .staging-*} dirs. */
+    List<String> snapshotDirEntries() throws IOException {
+        if (!Files.isDirectory(snapshotsDir())) return List.of();
+        try (Stream<Path> entries = Files.list(snapshotsDir())) {
+            return entries.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    List<String> runDirEntries() throws IOException {
+        if (!Files.isDirectory(runDir())) return List.of();
+        try (Stream<Path> entries = Files.list(runDir())) {
+            return entries.map(p -> p.getFileName().toString()).sorted().toList();
+        }
+    }
+
+    /** Processes (virtiofsd, CHV stand-in, daemons) whose command line names this host's root. */
+    List<HostProcesses.Found> processes() { return HostProcesses.mentioning(root.toString()); }
+
+    @Override
+    public void close() throws InterruptedException {
+        for (DaemonProcess daemon : daemons) daemon.close();
+        keepLogs();
+        List<HostProcesses.Found> left = HostProcesses.awaitOnly(root.toString(), List.of());
+        // kill what leaked so later tests start clean, then fail on it
+        left.forEach(f -> ProcessHandle.of(f.pid()).ifPresent(ProcessHandle::destroyForcibly));
+        assertThat(left).as("processes left behind by the daemons of %s", root).isEmpty();
+    }
+
+    /** The daemons' logs outlive the temp dir, under target/e2e-logs/, for whoever reads a failure. */
+    private void keepLogs() {
+        Path target = Path.of("target/e2e-logs").resolve(root.getFileName());
+        try (Stream<Path> logs = Files.list(root)) {
+            Files.createDirectories(target);
+            for (Path log : logs.filter(p -> p.getFileName().toString().endsWith(".log")).toList()) {
+                Files.copy(log, target.resolve(log.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+            }
+        } catch (IOException e) {
+            System.err.println("cannot keep the daemon logs of " + root + ": " + e);
+        }
+    }
+}
