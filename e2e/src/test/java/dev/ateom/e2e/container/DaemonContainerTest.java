@@ -4,7 +4,11 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+import org.testcontainers.DockerClientFactory;
 import org.testcontainers.containers.GenericContainer;
 import org.testcontainers.containers.wait.strategy.Wait;
 import org.testcontainers.images.builder.Transferable;
@@ -24,6 +28,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The shipped image ({@code scripts/build-image.sh}, FROM scratch) run by Testcontainers: the daemon starts with
  * the image's defaults, serves its API on the published port, and explains that Cloud Hypervisor is missing.
  */
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
 class DaemonContainerTest {
 
     private static final int API_PORT = 8420;
@@ -117,6 +122,24 @@ class DaemonContainerTest {
                 assertThat(line.path("msg").asText()).contains("virtiofsd 1.", "/opt/virtiofsd/bin/virtiofsd"));
         assertThat(lines).anySatisfy(line ->
                 assertThat(line.path("msg").asText()).contains("ateom listening on http://0.0.0.0:8420", "state /var/lib/ateom"));
+    }
+
+    /**
+     * Last: stops the shared container. SIGTERM goes to tini (PID 1), which must pass it on to the JVM; if it did not,
+     * docker would SIGKILL everything after the timeout (exit code 137).
+     */
+    @Test
+    @Order(Integer.MAX_VALUE)
+    void dockerStopEndsTheDaemonWithSigterm() {
+        var docker = DockerClientFactory.lazyClient();
+        int timeoutSeconds = 20;
+        long started = System.nanoTime();
+        docker.stopContainerCmd(daemon.getContainerId()).withTimeout(timeoutSeconds).exec();
+        Duration took = Duration.ofNanos(System.nanoTime() - started);
+
+        var state = docker.inspectContainerCmd(daemon.getContainerId()).exec().getState();
+        assertThat(state.getExitCodeLong()).as("128 + SIGTERM: the JVM exited on the forwarded signal").isEqualTo(143L);
+        assertThat(took).isLessThan(Duration.ofSeconds(timeoutSeconds));
     }
 
     /** Every log line that is JSON (the JVM itself may print plain lines, e.g. for JAVA_TOOL_OPTIONS). */
