@@ -12,10 +12,13 @@ final class DaemonImage {
     static final String NAME = System.getenv().getOrDefault("ATEOM_IMAGE", "ateom:dev");
     private static final long BUILD_TIMEOUT_SECONDS = 300;
 
+    private static boolean built;
+
     private DaemonImage() {}
 
-    /** Runs the build script; it returns within seconds when the image already matches the build. */
-    static void ensureBuilt() throws IOException, InterruptedException {
+    /** Runs the build script once per test JVM; it returns within seconds when the image already matches the build. */
+    static synchronized void ensureBuilt() throws IOException, InterruptedException {
+        if (built) return;
         Path script = repoRoot().resolve("scripts/build-image.sh");
         Path log = Files.createTempFile("ateom-build-image", ".log");
         try {
@@ -29,6 +32,7 @@ final class DaemonImage {
             if (build.exitValue() != 0) {
                 throw new IllegalStateException(script + " failed with exit code " + build.exitValue() + ":\n" + output);
             }
+            built = true;
         } finally {
             Files.deleteIfExists(log);
         }
