@@ -2,7 +2,7 @@
 # Installs every system part ateom needs, from Debian's packages only, and says what it did.
 # Idempotent: a second run checks stamps and versions, changes nothing and takes seconds.
 #
-#   system-wide (apt, bookworm + bookworm-backports): busybox-static cpio kmod patchelf xz-utils zstd
+#   system-wide (apt, bookworm + bookworm-backports): busybox-static cpio kmod patchelf xz-utils zstd unzip
 #                                                     qemu-system-x86 (10.x, backports) docker.io
 #   project-local (.tools/, from trixie/sid .debs, never apt-installed on bookworm):
 #       .tools/virtiofsd/            virtiofsd (sid) + trixie glibc & friends, patched to use them
@@ -28,7 +28,7 @@ start=$(date +%s)
 mkdir -p "$TOOLS"
 
 # ---------------------------------------------------------------- system packages (bookworm)
-APT_PKGS=(busybox-static cpio kmod patchelf xz-utils zstd gcc libc6-dev)
+APT_PKGS=(busybox-static cpio kmod patchelf xz-utils zstd gcc libc6-dev unzip)
 BACKPORTS_LIST=/etc/apt/sources.list.d/ateom-bookworm-backports.sources
 apt_updated=0
 apt_update_once() {
@@ -74,7 +74,7 @@ if [[ $WANT_DOCKER -eq 1 ]]; then
     say "starting dockerd (log: /var/log/ateom-dockerd.log)"
     (setsid /usr/sbin/dockerd >/var/log/ateom-dockerd.log 2>&1 &)
     for _ in $(seq 1 60); do /usr/bin/docker info >/dev/null 2>&1 && break; sleep 0.5; done
-    /usr/bin/docker info >/dev/null 2>&1 && say "dockerd is up" || say "WARN: dockerd did not come up (container tests will skip)"
+    /usr/bin/docker info >/dev/null 2>&1 && say "dockerd is up" || say "WARN: dockerd did not come up (container tests skip, or fail when CI is set)"
   fi
 fi
 
