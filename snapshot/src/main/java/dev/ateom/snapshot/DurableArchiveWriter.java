@@ -225,7 +225,7 @@ final class DurableArchiveWriter {
     /** One path-based syscall; the JDK's view opens the file just to list nothing (most files). */
     private static boolean hasXattrs(Path path) {
         try {
-            return LibC.INSTANCE.llistxattr(path.toString(), null, 0) > 0;
+            return LibC.llistxattr(path.toString(), null, 0) > 0;
         } catch (com.sun.jna.LastErrorException e) {
             return false; // ENOTSUP: the filesystem has no xattrs
         }

@@ -32,7 +32,7 @@ final class NativeFile implements AutoCloseable {
     static NativeFile createNew(Path path) throws IOException {
         try {
             int flags = LibC.O_WRONLY | LibC.O_CREAT | LibC.O_EXCL | LibC.O_CLOEXEC | LibC.O_NOFOLLOW;
-            return new NativeFile(path, LibC.INSTANCE.open(path.toString(), flags, 0600));
+            return new NativeFile(path, LibC.open(path.toString(), flags, 0600));
         } catch (LastErrorException e) {
             throw failure("create", path, e);
         }
@@ -43,7 +43,7 @@ final class NativeFile implements AutoCloseable {
         while (done < length) {
             byte[] chunk = done == 0 ? buffer : java.util.Arrays.copyOfRange(buffer, done, length);
             try {
-                done += (int) LibC.INSTANCE.pwrite(fd, chunk, length - done, offset + done);
+                done += (int) LibC.pwrite(fd, chunk, length - done, offset + done);
             } catch (LastErrorException e) {
                 throw failure("pwrite at " + (offset + done) + " to", path, e);
             }
@@ -52,7 +52,7 @@ final class NativeFile implements AutoCloseable {
 
     void truncate(long length) throws IOException {
         try {
-            LibC.INSTANCE.ftruncate(fd, length);
+            LibC.ftruncate(fd, length);
         } catch (LastErrorException e) {
             throw failure("ftruncate to " + length + " of", path, e);
         }
@@ -61,10 +61,10 @@ final class NativeFile implements AutoCloseable {
     /** Owner, then mode (chown clears setuid/setgid), then mtime; atime is left alone. */
     void setOwnerModeAndMtime(long uid, long gid, int mode, java.nio.file.attribute.FileTime mtime) throws IOException {
         try {
-            LibC.INSTANCE.fchown(fd, (int) uid, (int) gid);
-            LibC.INSTANCE.fchmod(fd, mode);
+            LibC.fchown(fd, (int) uid, (int) gid);
+            LibC.fchmod(fd, mode);
             java.time.Instant instant = mtime.toInstant();
-            LibC.INSTANCE.futimens(fd, new long[] {0, LibC.UTIME_OMIT, instant.getEpochSecond(), instant.getNano()});
+            LibC.futimens(fd, new long[] {0, LibC.UTIME_OMIT, instant.getEpochSecond(), instant.getNano()});
         } catch (LastErrorException e) {
             throw failure("setting owner, mode or mtime of", path, e);
         }
@@ -72,7 +72,7 @@ final class NativeFile implements AutoCloseable {
 
     private static NativeFile open(Path path, int flags) throws IOException {
         try {
-            return new NativeFile(path, LibC.INSTANCE.open(path.toString(), flags | LibC.O_CLOEXEC | LibC.O_NOFOLLOW, 0));
+            return new NativeFile(path, LibC.open(path.toString(), flags | LibC.O_CLOEXEC | LibC.O_NOFOLLOW, 0));
         } catch (LastErrorException e) {
             throw failure("open", path, e);
         }
@@ -85,7 +85,7 @@ final class NativeFile implements AutoCloseable {
         while (true) {
             long dataStart;
             try {
-                dataStart = LibC.INSTANCE.lseek(fd, position, LibC.SEEK_DATA);
+                dataStart = LibC.lseek(fd, position, LibC.SEEK_DATA);
             } catch (LastErrorException e) {
                 if (e.getErrorCode() == LibC.ENXIO) {
                     return extents; // no data at or after position
@@ -94,7 +94,7 @@ final class NativeFile implements AutoCloseable {
             }
             long holeStart;
             try {
-                holeStart = LibC.INSTANCE.lseek(fd, dataStart, LibC.SEEK_HOLE);
+                holeStart = LibC.lseek(fd, dataStart, LibC.SEEK_HOLE);
             } catch (LastErrorException e) {
                 throw failure("lseek(SEEK_HOLE)", path, e);
             }
@@ -105,7 +105,7 @@ final class NativeFile implements AutoCloseable {
 
     void punchHole(long offset, long length) throws IOException {
         try {
-            LibC.INSTANCE.fallocate(fd, LibC.FALLOC_FL_PUNCH_HOLE | LibC.FALLOC_FL_KEEP_SIZE, offset, length);
+            LibC.fallocate(fd, LibC.FALLOC_FL_PUNCH_HOLE | LibC.FALLOC_FL_KEEP_SIZE, offset, length);
         } catch (LastErrorException e) {
             throw failure("fallocate(PUNCH_HOLE) at " + offset + "+" + length + " of", path, e);
         }
@@ -114,7 +114,7 @@ final class NativeFile implements AutoCloseable {
     /** Makes this file share source's extents; false when the filesystem cannot (ext4, tmpfs, across filesystems). */
     boolean tryCloneFrom(NativeFile source) {
         try {
-            LibC.INSTANCE.ioctl(fd, LibC.FICLONE, source.fd);
+            LibC.ioctl(fd, LibC.FICLONE, source.fd);
             return true;
         } catch (LastErrorException e) {
             return false;
@@ -123,7 +123,7 @@ final class NativeFile implements AutoCloseable {
 
     void syncFilesystem() throws IOException {
         try {
-            LibC.INSTANCE.syncfs(fd);
+            LibC.syncfs(fd);
         } catch (LastErrorException e) {
             throw failure("syncfs", path, e);
         }
@@ -132,7 +132,7 @@ final class NativeFile implements AutoCloseable {
     @Override
     public void close() {
         try {
-            LibC.INSTANCE.close(fd);
+            LibC.close(fd);
         } catch (LastErrorException ignored) {
             // close errors on a descriptor we only read or punched carry no data loss
         }

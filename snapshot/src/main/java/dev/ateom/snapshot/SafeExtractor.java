@@ -104,7 +104,7 @@ final class SafeExtractor {
             Files.move(tree, target, StandardCopyOption.ATOMIC_MOVE);
         } else {
             try {
-                LibC.INSTANCE.renameat2(LibC.AT_FDCWD, tree.toString(), LibC.AT_FDCWD, target.toString(), LibC.RENAME_EXCHANGE);
+                LibC.renameat2(LibC.AT_FDCWD, tree.toString(), LibC.AT_FDCWD, target.toString(), LibC.RENAME_EXCHANGE);
             } catch (LastErrorException e) {
                 throw NativeFile.failure("renameat2(RENAME_EXCHANGE) with " + tree + " of", target, e);
             }

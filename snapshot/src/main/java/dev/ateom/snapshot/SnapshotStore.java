@@ -137,7 +137,7 @@ public final class SnapshotStore {
     void publish(Path staging, String snapshotId) throws IOException {
         Path target = snapshotsDir.resolve(snapshotId);
         try {
-            LibC.INSTANCE.renameat2(LibC.AT_FDCWD, staging.toString(), LibC.AT_FDCWD, target.toString(), RENAME_NOREPLACE);
+            LibC.renameat2(LibC.AT_FDCWD, staging.toString(), LibC.AT_FDCWD, target.toString(), RENAME_NOREPLACE);
         } catch (LastErrorException e) {
             throw NativeFile.failure("renameat2(RENAME_NOREPLACE) of " + staging + " to", target, e);
         }
