@@ -1,13 +1,20 @@
 package dev.ateom.microvm.sandbox;
 
+import dev.ateom.microvm.runtime.SandboxLayout;
+import dev.ateom.virtiofsd.ShareKind;
+import dev.ateom.virtiofsd.ShareOptions;
+import dev.ateom.virtiofsd.ShareSpec;
 import dev.ateom.virtiofsd.VirtiofsdLauncher;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * Kills what a sandbox's record says may still run after a crash: its virtiofsd (found by socket path
@@ -32,14 +39,53 @@ final class ProcessLeftovers {
         if (runtime.chvPid() <= 0) return;
         Optional<ProcessHandle> handle = ProcessHandle.of(runtime.chvPid());
         if (handle.isEmpty() || !commandLineNames(runtime.chvPid(), runtime.apiSocket())) return;
-        ProcessHandle process = handle.get();
+        stop(handle.get(), runtime.apiSocket());
+    }
+
+    /**
+     * Kills the CHV and virtiofsd of every epoch dir under a sandbox's run dir, found in /proc by the socket
+     * paths on their command lines: the processes an operation started before it could record them.
+     */
+    static void killInRunDir(VirtiofsdLauncher virtiofsd, String sandboxId, Path runDir) {
+        List<Path> epochs;
+        try (Stream<Path> entries = Files.list(runDir)) {
+            epochs = entries.filter(Files::isDirectory).toList();
+        } catch (NoSuchFileException e) {
+            return;
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "cannot list run dir " + runDir + " for leftover processes: " + e.getMessage());
+            return;
+        }
+        for (Path epoch : epochs) {
+            String apiSocket = new SandboxLayout.EpochLayout(epoch).apiSocket().toString();
+            ProcessHandle.allProcesses().filter(p -> hasArgument(p.pid(), apiSocket)).forEach(p -> stop(p, apiSocket));
+            if (virtiofsd == null) continue;
+            for (ShareKind kind : ShareKind.values()) {
+                Path socket = ShareSpec.inRunDir(sandboxId, kind, epoch, epoch, ShareOptions.DEFAULT).socketPath();
+                var killed = virtiofsd.killLeftovers(socket);
+                if (!killed.isEmpty()) LOG.log(System.Logger.Level.INFO, "killed unrecorded virtiofsd " + killed + " of " + socket);
+            }
+        }
+    }
+
+    private static void stop(ProcessHandle process, String apiSocket) {
         process.destroy();
         try {
             process.onExit().get(2, java.util.concurrent.TimeUnit.SECONDS);
         } catch (Exception e) {
             process.destroyForcibly();
         }
-        LOG.log(System.Logger.Level.INFO, "killed leftover cloud-hypervisor pid " + runtime.chvPid() + " (" + runtime.apiSocket() + ")");
+        LOG.log(System.Logger.Level.INFO, "killed leftover cloud-hypervisor pid " + process.pid() + " (" + apiSocket + ")");
+    }
+
+    /** Whether one of the process's arguments is exactly {@code argument} (a mere substring could be another path). */
+    private static boolean hasArgument(long pid, String argument) {
+        try {
+            byte[] cmdline = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
+            return List.of(new String(cmdline, StandardCharsets.UTF_8).split("\0")).contains(argument);
+        } catch (IOException e) {
+            return false;
+        }
     }
 
     static boolean isChvAlive(VmRuntime runtime) {

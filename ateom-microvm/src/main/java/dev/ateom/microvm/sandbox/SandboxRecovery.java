@@ -128,6 +128,8 @@ final class SandboxRecovery {
 
     private void cleanup(SandboxRecord record, SandboxLayout layout) {
         if (record.runtime() != null) ProcessLeftovers.kill(manager.virtiofsd(), record.runtime());
+        // what was started but not yet recorded (a crash while CHV was starting) is found by its sockets
+        ProcessLeftovers.killInRunDir(manager.virtiofsd(), record.id(), layout.runDir());
         TreeRemoval.removeRecursively(layout.runDir());
         TreeRemoval.removeRecursively(layout.restoreRoot());
     }

@@ -1,0 +1,108 @@
+package dev.ateom.e2e;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * With {@code --children-die-with-daemon false} nothing dies with a crashed daemon, so here the restarted
+ * daemon itself must find and stop what the interrupted operation had started (CHV paused or running,
+ * virtiofsd), before settling the sandbox as after any crash.
+ */
+class CrashWithSurvivingChildrenTest {
+
+    @TempDir Path dir;
+    TestHost host;
+
+    @BeforeEach
+    void host() { host = new TestHost(dir); }
+
+    @AfterEach
+    void nothingLeft() throws Exception { host.close(); }
+
+    @AfterAll
+    static void noChildren() { assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)).isEmpty(); }
+
+    @ParameterizedTest
+    @ValueSource(strings = {"create.vmBoot", "suspend.archive"})
+    void theRestartStopsWhatTheInterruptedOperationStarted(String crashPoint) throws Exception {
+        DaemonProcess first = host.start(new DaemonOptions(crashPoint, false));
+        if (crashPoint.startsWith("create")) {
+            first.api().postExpectingCrash("/v1/sandboxes", SandboxSpecs.create(host.root, "w1"));
+        } else {
+            first.api().post("/v1/sandboxes", SandboxSpecs.create(host.root, "w1")).expect(201, "create");
+            first.api().postExpectingCrash("/v1/sandboxes/w1/suspend", "{}");
+        }
+        assertThat(first.awaitCrash()).isEqualTo(137);
+        assertThat(survivors()).as("CHV and virtiofsd outlive the crash").hasSizeGreaterThanOrEqualTo(4);
+
+        DaemonProcess second = host.start(DaemonOptions.keepingChildren());
+        RecoveryChecks.inState(second.api(), "w1", "FAILED");
+        RecoveryChecks.onlyTheseRun(host, second);
+        RecoveryChecks.noRunDirs(host);
+        assertThat(RecoveryChecks.snapshotsCompleteOrAbsent(host, second.api())).isEmpty();
+        second.api().delete("/v1/sandboxes/w1").expect(204, "delete");
+    }
+
+    @Test
+    void aResumeInterruptedAfterTheVmRunsIsSettledSuspendedAndItsVmStopped() throws Exception {
+        DaemonProcess first = host.start(new DaemonOptions("resume.sync", false));
+        first.api().post("/v1/sandboxes", SandboxSpecs.create(host.root, "w2")).expect(201, "create");
+        String snapshot = first.api().post("/v1/sandboxes/w2/suspend", "{}").expect(200, "suspend").body().path("snapshotId").asText();
+        first.api().postExpectingCrash("/v1/sandboxes/w2/resume", "{}");
+        assertThat(first.awaitCrash()).isEqualTo(137);
+        assertThat(survivors()).as("the restored CHV and its virtiofsd outlive the crash").hasSizeGreaterThanOrEqualTo(4);
+
+        DaemonProcess second = host.start(DaemonOptions.keepingChildren());
+        JsonNode suspended = RecoveryChecks.inState(second.api(), "w2", "SUSPENDED");
+        assertThat(suspended.path("latestSnapshotId").asText()).isEqualTo(snapshot);
+        RecoveryChecks.onlyTheseRun(host, second);
+        RecoveryChecks.noRunDirs(host);
+        second.api().post("/v1/sandboxes/w2/resume", "{}").expect(200, "resume after recovery");
+        second.api().delete("/v1/sandboxes/w2?deleteSnapshots=true").expect(204, "delete");
+        RecoveryChecks.onlyTheseRun(host, second);
+    }
+
+    @Test
+    void kill9BeforeTheRuntimeIsRecordedStillLeavesNothingRunning() throws Exception {
+        DaemonProcess first = host.start(DaemonOptions.keepingChildren());
+        CompletableFuture<?> create = CompletableFuture.runAsync(() -> {
+            try {
+                first.api().post("/v1/sandboxes", SandboxSpecs.create(host.root, "w3"));
+            } catch (Exception expected) {
+                // the daemon is killed under this request
+            }
+        });
+        // virtiofsd runs and the JVM-based stand-in is starting: the record names none of them yet
+        for (int i = 0; i < 3000 && host.processes().stream().noneMatch(p -> p.commandLine().contains("ChvStandIn")); i++) Thread.sleep(5);
+        first.kill9();
+        create.get();
+        JsonNode onDisk = host.recordOnDisk("w3");
+        assertThat(onDisk.path("state").asText()).isEqualTo("CREATING");
+        assertThat(onDisk.has("runtime")).as("killed before the runtime was recorded").isFalse();
+        assertThat(survivors()).as("virtiofsd and the stand-in outlive the kill").isNotEmpty();
+
+        DaemonProcess second = host.start(DaemonOptions.keepingChildren());
+        RecoveryChecks.inState(second.api(), "w3", "FAILED");
+        RecoveryChecks.onlyTheseRun(host, second);
+        RecoveryChecks.noRunDirs(host);
+        second.api().delete("/v1/sandboxes/w3").expect(204, "delete");
+    }
+
+    private List<HostProcesses.Found> survivors() throws InterruptedException {
+        Thread.sleep(200); // a parent-death signal, had there been one, is delivered at once
+        return host.processes().stream().filter(p -> HostProcesses.isRunning(p.pid())).toList();
+    }
+}
