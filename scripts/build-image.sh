@@ -102,7 +102,7 @@ for jar in "$CONTEXT"/deps/opt/ateom/lib/{jna,zstd-jni}-*.jar; do
 done
 mapfile -t elves < <(find "$BASE/opt/java" "$NATIVE" -type f \( -name '*.so' -o -path '*/bin/*' -o -name jspawnhelper \))
 elves+=(/usr/bin/setpriv)
-rm -rf "$BASE/usr" "$BASE/lib" "$BASE/lib64"
+rm -rf "$BASE/usr" "$BASE/lib" "$BASE/lib64" "$BASE/bin"
 mkdir -p "$BASE/usr/lib/x86_64-linux-gnu" "$BASE/usr/bin" "$BASE/lib64"
 ln -s usr/lib "$BASE/lib"
 ln -s usr/bin "$BASE/bin"
@@ -146,6 +146,8 @@ if [[ $FORCE -eq 0 && "$current" == "$context_key" ]]; then
 fi
 say "docker build -t $IMAGE"
 "$DOCKER" build -q --label "dev.ateom.context-sha256=$context_key" -t "$IMAGE" "$CONTEXT" >/dev/null
+# the image this one replaced is left untagged: drop such leftovers of earlier builds (only ours, by label)
+"$DOCKER" image prune -f --filter label=dev.ateom.context-sha256 >/dev/null
 
 # smoke check: both runtimes start inside the image
 "$DOCKER" run --rm --entrypoint /opt/java/bin/java "$IMAGE" -version >/dev/null 2>&1 || die "java does not start in $IMAGE"
