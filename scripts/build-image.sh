@@ -10,7 +10,8 @@
 # Idempotent: the jlink runtime and the jdeps answer are cached in packaging/target/, and the image carries a
 # label with the hash of its build context, so an unchanged second run does not call `docker build` at all.
 #
-# Usage: scripts/build-image.sh [--force]      ATEOM_IMAGE overrides the tag, DOCKER the client.
+# Usage: scripts/build-image.sh [--force]   (--force: docker build even when the label matches)
+#        ATEOM_IMAGE overrides the tag, DOCKER the client, ATEOM_TOOLS the .tools folder.
 set -euo pipefail
 export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -35,7 +36,7 @@ command -v patchelf >/dev/null || die "patchelf missing: run scripts/setup.sh fi
 start=$(date +%s%N)
 elapsed() { printf '%d.%d s' $(( ($(date +%s%N) - start) / 1000000000 )) $(( ($(date +%s%N) - start) / 100000000 % 10 )); }
 mkdir -p "$WORK"
-# one build at a time: tests of several checkouts' modules may run this concurrently
+# one build at a time: several test runs in this tree (the e2e tests call this) may start it at once
 exec 9>"$WORK/.lock"
 flock 9
 
