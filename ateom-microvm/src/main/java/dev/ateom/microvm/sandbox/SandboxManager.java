@@ -49,6 +49,8 @@ import static java.lang.System.Logger.Level.WARNING;
 public final class SandboxManager implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(SandboxManager.class.getName());
     private static final Duration STOP_GRACE = Duration.ofSeconds(5);
+    /** The persisted operation of a DELETING sandbox whose snapshots go too. */
+    static final String DELETE_WITH_SNAPSHOTS = "deleteWithSnapshots";
     /** CHV answers vmm.ping in milliseconds; a loaded host (or the JVM-based stand-in) may need far longer. */
     private static final Duration CHV_READY_TIMEOUT = Duration.ofSeconds(30);
     /** How long a clean daemon stop waits for the running sandboxes' suspends (systemd's default stop timeout is 90 s). */
@@ -292,7 +294,8 @@ public final class SandboxManager implements AutoCloseable {
             requireState(entry, SandboxState.Operation.DELETE, "delete");
             StepTimer timer = new StepTimer("delete");
             SandboxLayout layout = SandboxLayout.of(config, id);
-            transition(entry, SandboxState.DELETING, "delete");
+            // the operation name persists the request, so a restart after a crash finishes it whole
+            transition(entry, SandboxState.DELETING, withSnapshots ? DELETE_WITH_SNAPSHOTS : "delete");
             timer.run("teardown", () -> teardown(entry, layout));
             killLeftovers(entry.record());
             TreeRemoval.removeRecursively(layout.runDir());

@@ -28,7 +28,7 @@ import static java.lang.System.Logger.Level.WARNING;
  *   <li>SUSPENDING: if the snapshot was committed before the crash, SUSPENDED on it; else the VM is lost:
  *       FAILED, with the durable dir kept on the host;</li>
  *   <li>RESUMING: the snapshot is intact, so SUSPENDED again (the resume can be retried);</li>
- *   <li>DELETING: the delete is finished;</li>
+ *   <li>DELETING: the delete is finished (with the sandbox's snapshots, if the delete asked for them);</li>
  *   <li>SUSPENDED, FAILED: leftover processes (if any) are killed.</li>
  * </ul>
  */
@@ -75,6 +75,9 @@ final class SandboxRecovery {
             case DELETING -> {
                 cleanup(record, layout);
                 TreeRemoval.removeRecursively(layout.runDir());
+                if (SandboxManager.DELETE_WITH_SNAPSHOTS.equals(record.lastOperation())) {
+                    record.snapshotIds().forEach(manager.snapshots()::deleteIfPresent);
+                }
                 manager.store().deleteAll(record.id());
                 manager.forget(record.id());
                 LOG.log(INFO, "finished deleting sandbox " + record.id());
