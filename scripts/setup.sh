@@ -71,6 +71,13 @@ if [[ $WANT_DOCKER -eq 1 ]]; then
     apt-get install -y -qq --no-install-recommends docker.io >/dev/null
   fi
   if ! /usr/bin/docker info >/dev/null 2>&1; then
+    # a dockerd killed at a session's end leaves its pid file, and a new one refuses to start while it names a
+    # process (a pid reused, or the killed one not yet reaped); docker info failing means no dockerd answers here
+    old_pid=$(cat /var/run/docker.pid 2>/dev/null || true)
+    if [[ -n $old_pid ]] && ! ps -o stat=,comm= -p "$old_pid" 2>/dev/null | grep -q '^[^Z][^ ]* *dockerd$'; then
+      say "removing stale /var/run/docker.pid ($old_pid)"
+      rm -f /var/run/docker.pid
+    fi
     say "starting dockerd (log: /var/log/ateom-dockerd.log)"
     (setsid /usr/sbin/dockerd >/var/log/ateom-dockerd.log 2>&1 &)
     for _ in $(seq 1 60); do /usr/bin/docker info >/dev/null 2>&1 && break; sleep 0.5; done
