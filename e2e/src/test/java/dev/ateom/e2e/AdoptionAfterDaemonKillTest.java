@@ -68,4 +68,26 @@ class AdoptionAfterDaemonKillTest {
         RecoveryChecks.noRunDirs(host);
         assertThat(host.snapshotDirEntries()).isEmpty();
     }
+
+    @Test
+    void aSandboxThatLostAVirtiofsdIsNotAdoptedAndItsOtherProcessesAreStopped() throws Exception {
+        DaemonProcess first = host.start(DaemonOptions.keepingChildren());
+        JsonNode runtime = first.api().post("/v1/sandboxes", SandboxSpecs.create(host.root, "a2")).expect(201, "create")
+                .body().path("sandbox").path("runtime");
+        first.kill9();
+        long durableVirtiofsd = -1;
+        for (JsonNode share : runtime.path("shares")) {
+            if (share.path("tag").asText().equals("ateDurable")) durableVirtiofsd = share.path("pid").asLong();
+        }
+        ProcessHandle.of(durableVirtiofsd).orElseThrow().destroyForcibly();
+        for (int i = 0; i < 200 && HostProcesses.isRunning(durableVirtiofsd); i++) Thread.sleep(10);
+        assertThat(HostProcesses.isRunning(durableVirtiofsd)).as("the durable share's virtiofsd was killed").isFalse();
+
+        DaemonProcess second = host.start(DaemonOptions.keepingChildren());
+        JsonNode failed = RecoveryChecks.inState(second.api(), "a2", "FAILED");
+        assertThat(failed.path("failureReason").asText()).contains("gone");
+        RecoveryChecks.onlyTheseRun(host, second);
+        RecoveryChecks.noRunDirs(host);
+        second.api().delete("/v1/sandboxes/a2").expect(204, "delete");
+    }
 }
