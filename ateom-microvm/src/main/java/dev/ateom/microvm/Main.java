@@ -14,6 +14,8 @@ public final class Main implements Runnable {
     private CommandLine.Model.CommandSpec spec;
 
     public static void main(String[] args) {
+        // must precede the first use of java.util.logging (see DaemonLogManager)
+        System.setProperty("java.util.logging.manager", dev.ateom.microvm.logging.DaemonLogManager.class.getName());
         System.exit(commandLine().execute(args));
     }
 
