@@ -101,6 +101,28 @@ class CrashDuringSuspendTest {
     }
 
     @Test
+    void aCrashBeforeTheCommitNeverSettlesOnASnapshotOfAnEarlierSandboxWithTheSameId() throws Exception {
+        String earlier;
+        try (DaemonProcess before = host.start(DaemonOptions.NORMAL)) {
+            before.api().post("/v1/sandboxes", SandboxSpecs.create(host.root, "s4")).expect(201, "create the first s4");
+            earlier = before.api().post("/v1/sandboxes/s4/suspend", "{}").expect(200, "suspend").body().path("snapshotId").asText();
+            before.api().delete("/v1/sandboxes/s4").expect(204, "delete the first s4, keeping its snapshot");
+        }
+        DaemonProcess first = host.start(DaemonOptions.crashingAt("suspend.archive"));
+        first.api().post("/v1/sandboxes", SandboxSpecs.create(host.root, "s4")).expect(201, "create a new s4");
+        first.api().postExpectingCrash("/v1/sandboxes/s4/suspend", "{}");
+        assertThat(first.awaitCrash()).isEqualTo(137);
+
+        DaemonProcess second = host.start(DaemonOptions.NORMAL);
+        JsonNode failed = RecoveryChecks.inState(second.api(), "s4", "FAILED");
+        assertThat(failed.path("snapshotIds")).as("the first s4's snapshot is not this sandbox's").isEmpty();
+        assertThat(RecoveryChecks.snapshotsCompleteOrAbsent(host, second.api())).containsExactly(earlier);
+        RecoveryChecks.onlyTheseRun(host, second);
+        second.api().delete("/v1/sandboxes/s4").expect(204, "delete");
+        second.api().delete("/v1/snapshots/" + earlier).expect(204, "delete the earlier snapshot");
+    }
+
+    @Test
     void kill9WhileArchivingTheDurableShareLeavesNoSnapshotAndTheDataIntact() throws Exception {
         DaemonProcess first = host.start(DaemonOptions.NORMAL);
         first.api().post("/v1/sandboxes", SandboxSpecs.create(host.root, "s3")).expect(201, "create");

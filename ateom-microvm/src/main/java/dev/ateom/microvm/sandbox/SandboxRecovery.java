@@ -58,7 +58,8 @@ final class SandboxRecovery {
             }
             case SUSPENDING -> {
                 cleanup(record, layout);
-                List<String> committed = manager.snapshots().unrecordedSnapshotsOf(record.id(), new HashSet<>(record.snapshotIds()));
+                List<String> committed = manager.snapshots().unrecordedSnapshotsOf(record.id(), new HashSet<>(record.snapshotIds()))
+                        .stream().filter(id -> isOfThisSandbox(record, id)).toList();
                 if (!committed.isEmpty()) {
                     String snapshot = committed.getLast();
                     LOG.log(INFO, "suspend of " + record.id() + " had committed snapshot " + snapshot + " before the daemon stopped");
@@ -88,6 +89,16 @@ final class SandboxRecovery {
                     settle(record.withRuntime(null));
                 }
             }
+        }
+    }
+
+    /** An earlier sandbox with the same id (deleted, its snapshots kept) had another uid: its snapshots are not this one's. */
+    private boolean isOfThisSandbox(SandboxRecord record, String snapshotId) {
+        try {
+            return record.identity().uid().equals(manager.snapshots().open(snapshotId).snapshot().manifest().source().uid());
+        } catch (RuntimeException e) {
+            LOG.log(WARNING, "snapshot " + snapshotId + " cannot be read, so it is not taken as " + record.id() + "'s: " + e.getMessage());
+            return false;
         }
     }
 
