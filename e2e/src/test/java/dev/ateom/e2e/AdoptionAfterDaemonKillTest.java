@@ -56,7 +56,7 @@ class AdoptionAfterDaemonKillTest {
 
         String snapshot = second.api().post("/v1/sandboxes/a1/suspend", "{}").expect(200, "suspend the adopted sandbox")
                 .body().path("snapshotId").asText();
-        assertThat(HostProcesses.awaitOnly(host.root.toString(), List.of(second.pid())))
+        assertThat(host.awaitOnlyProcesses(List.of(second.pid())))
                 .as("the adopted CHV and virtiofsd are stopped by the suspend").isEmpty();
         RecoveryChecks.noSocketsBut(host, List.of("a1"));
         assertThat(RecoveryChecks.snapshotsCompleteOrAbsent(host, second.api())).containsExactly(snapshot);

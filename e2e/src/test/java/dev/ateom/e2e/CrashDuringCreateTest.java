@@ -37,7 +37,7 @@ class CrashDuringCreateTest {
         JsonNode onDisk = host.recordOnDisk("c1");
         assertThat(onDisk.path("state").asText()).isEqualTo("CREATING");
         assertThat(onDisk.path("runtime").path("shares")).as("virtiofsd and CHV had started").hasSize(3);
-        assertThat(HostProcesses.awaitOnly(host.root.toString(), java.util.List.of()))
+        assertThat(host.awaitOnlyProcesses(java.util.List.of()))
                 .as("CHV and virtiofsd die with the daemon (parent-death signal)").isEmpty();
 
         DaemonProcess second = host.start(DaemonOptions.NORMAL);

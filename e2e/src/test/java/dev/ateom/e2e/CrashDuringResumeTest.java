@@ -42,7 +42,7 @@ class CrashDuringResumeTest {
         JsonNode onDisk = host.recordOnDisk("r1");
         assertThat(onDisk.path("state").asText()).isEqualTo("RESUMING");
         assertThat(onDisk.path("runtime").path("epoch").asInt()).as("the restore had started its processes").isEqualTo(2);
-        assertThat(HostProcesses.awaitOnly(host.root.toString(), java.util.List.of()))
+        assertThat(host.awaitOnlyProcesses(java.util.List.of()))
                 .as("CHV and virtiofsd die with the daemon (parent-death signal)").isEmpty();
 
         DaemonProcess second = host.start(DaemonOptions.NORMAL);

@@ -19,7 +19,7 @@ final class RecoveryChecks {
     static void onlyTheseRun(TestHost host, DaemonProcess daemon, Long... adopted) throws InterruptedException {
         List<Long> expected = new java.util.ArrayList<>(Arrays.asList(adopted));
         expected.add(daemon.pid());
-        assertThat(HostProcesses.awaitOnly(host.root.toString(), expected)).as("processes of the previous daemon still running")
+        assertThat(host.awaitOnlyProcesses(expected)).as("processes of the previous daemon still running")
                 .isEmpty();
         for (Long pid : adopted) {
             assertThat(HostProcesses.isRunning(pid)).as("adopted process %s", pid).isTrue();

@@ -57,14 +57,22 @@ final class TestHost implements AutoCloseable {
         }
     }
 
-    /** Processes (virtiofsd, CHV stand-in, daemons) whose command line names this host's root. */
-    List<HostProcesses.Found> processes() { return HostProcesses.mentioning(root.toString()); }
+    /** Processes (virtiofsd, CHV stand-in, daemons) whose command line names a path under this host's root. */
+    List<HostProcesses.Found> processes() { return HostProcesses.mentioning(marker()); }
+
+    /** {@link HostProcesses#awaitOnly} for this host's processes: what still runs besides {@code except}. */
+    List<HostProcesses.Found> awaitOnlyProcesses(List<Long> except) throws InterruptedException {
+        return HostProcesses.awaitOnly(marker(), except);
+    }
+
+    /** The root with a trailing slash, so another temp dir whose name merely starts the same never matches. */
+    private String marker() { return root + "/"; }
 
     @Override
     public void close() throws InterruptedException {
         for (DaemonProcess daemon : daemons) daemon.close();
         keepLogs();
-        List<HostProcesses.Found> left = HostProcesses.awaitOnly(root.toString(), List.of());
+        List<HostProcesses.Found> left = awaitOnlyProcesses(List.of());
         // kill what leaked so later tests start clean, then fail on it
         left.forEach(f -> ProcessHandle.of(f.pid()).ifPresent(ProcessHandle::destroyForcibly));
         assertThat(left).as("processes left behind by the daemons of %s", root).isEmpty();
