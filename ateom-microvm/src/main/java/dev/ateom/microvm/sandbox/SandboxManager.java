@@ -242,6 +242,7 @@ public final class SandboxManager implements AutoCloseable {
         }
         // Committed: from here the snapshot is the sandbox. Teardown failures are logged, never undo the commit.
         final String committed = snapshotId;
+        new DurableSyncMarker(layout.sandboxDir()).markInSyncWith(committed);
         entry.record(entry.record().withSnapshot(committed));
         timer.run("teardown", () -> teardown(entry, layout));
         return finish(entry, SandboxState.SUSPENDED, "suspend", timer, committed);
@@ -266,6 +267,12 @@ public final class SandboxManager implements AutoCloseable {
         transition(entry, SandboxState.RESUMING, "resume");
         try {
             SnapshotCatalog.SnapshotHandle snapshot = timer.step("verify", () -> snapshots.open(record.latestSnapshotId()));
+            DurableSyncMarker durable = new DurableSyncMarker(layout.sandboxDir());
+            if (!durable.isInSyncWith(snapshot.id())) {
+                LOG.log(INFO, "durable dir of " + record.id() + " may be newer than snapshot " + snapshot.id() + ": laying it from the archive");
+                timer.run("durable", () -> snapshots.replaceDurable(snapshot, layout.durableDir()));
+                durable.markInSyncWith(snapshot.id());
+            }
             timer.run("systemInfo", () -> systemInfo.regenerate(layout, record.spec().systemInfoOrEmpty(), record.identity()));
             int epoch = record.epochs() + 1;
             LiveVm live = restore(entry, layout, snapshot, epoch, timer, rollback);
@@ -280,6 +287,7 @@ public final class SandboxManager implements AutoCloseable {
             rollback.run(e);
             entry.live(null);
             SandboxRecord before = entry.record();
+            entry.record(before.withRuntime(null));
             transition(entry, SandboxState.SUSPENDED, "resume");
             metrics.record("resume", false, timer.elapsedSeconds());
             throw operationFailed(before, "resume", SandboxState.SUSPENDED, e, "the sandbox is still suspended; the resume can be retried");
@@ -335,6 +343,8 @@ public final class SandboxManager implements AutoCloseable {
         MemoryRestoreMode mode = record.spec().restoreModeOrDefault();
         RestoreConfig restore = RestoreConfig.fromDirectory(sourceDir, dev.ateom.chv.MemoryRestoreMode.valueOf(mode.name()));
         timer.run("vmRestore", () -> chv.client().restore(restore));
+        // from here the guest may write to the durable dir: it is no longer the snapshot's
+        new DurableSyncMarker(layout.sandboxDir()).clear();
         timer.run("vmResume", () -> chv.client().resume());
         return new LiveVm(epoch, chv, shares, null, mode == MemoryRestoreMode.OnDemand
                 ? java.util.Optional.of(sourceDir.resolve("memory-ranges")) : java.util.Optional.empty());
@@ -343,6 +353,12 @@ public final class SandboxManager implements AutoCloseable {
     private SandboxLayout.EpochLayout prepareEpoch(SandboxLayout layout, int epoch, Rollback rollback) {
         SandboxLayout.EpochLayout el = layout.epoch(epoch);
         try {
+            // earlier boots' dirs hold only logs by now: keep the run dir from growing with every resume
+            if (Files.isDirectory(layout.runDir())) {
+                try (var dirs = Files.list(layout.runDir())) {
+                    dirs.filter(d -> !d.equals(el.dir())).forEach(TreeRemoval::removeRecursively);
+                }
+            }
             TreeRemoval.removeRecursively(el.dir());
             Files.createDirectories(el.dir());
         } catch (IOException e) {
@@ -491,7 +507,7 @@ public final class SandboxManager implements AutoCloseable {
         rollback.run(cause);
         teardown(entry, SandboxLayout.of(config, entry.record().id()));
         String reason = operation + " failed: " + describe(cause);
-        SandboxRecord failed = entry.record().failed(reason).withOperation(operation, timer.timings());
+        SandboxRecord failed = entry.record().failed(reason).withOperation(operation, timer.timings()).withRuntime(null);
         store.save(failed);
         entry.record(failed);
         metrics.record(operation, false, timer.elapsedSeconds());

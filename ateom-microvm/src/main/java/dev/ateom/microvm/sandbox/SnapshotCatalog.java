@@ -144,6 +144,16 @@ public final class SnapshotCatalog {
         }
     }
 
+    /** Replaces an existing durable dir with the snapshot's archive, atomically (the old tree is swapped out, then removed). */
+    public void replaceDurable(SnapshotHandle handle, Path durableDir) {
+        try {
+            DurableArchive.extract(handle.snapshot().layout().durableArchive(), durableDir,
+                    new dev.ateom.snapshot.ExtractOptions(true, true, dev.ateom.snapshot.ArchiveProgress.NONE));
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot lay the durable archive of snapshot " + handle.id() + " over " + durableDir, e);
+        }
+    }
+
     // ------------------------------------------------------------------ listing, inspection, deletion
 
     public List<SnapshotSummary> list() {

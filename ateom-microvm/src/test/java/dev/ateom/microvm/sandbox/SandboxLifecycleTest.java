@@ -87,6 +87,33 @@ class SandboxLifecycleTest {
     }
 
     @Test
+    void aDurableDirThatMayHaveRunAheadOfTheSnapshotIsLaidAnewFromItsArchive() throws Exception {
+        daemon.createOk(daemon.spec("rewind", "rewind"));
+        Path data = daemon.stateDir().resolve("sandboxes/rewind/durable/data");
+        Files.writeString(data.resolve("db.log"), "committed before suspend");
+        assertThat(daemon.post("/v1/sandboxes/rewind/suspend", "{}").status()).isEqualTo(200);
+        Path marker = daemon.stateDir().resolve("sandboxes/rewind/durable.synced");
+        assertThat(marker).exists();
+
+        // what a resume that let the guest run and then failed (or crashed) leaves: writes after the snapshot
+        Files.delete(marker);
+        Files.writeString(data.resolve("db.log"), "written by a guest whose memory was rolled back");
+        Files.writeString(data.resolve("orphan"), "x");
+
+        var resumed = daemon.post("/v1/sandboxes/rewind/resume", "{}");
+        assertThat(resumed.status()).as(resumed.body().toString()).isEqualTo(200);
+        assertThat(resumed.body().path("timingsMs").has("durable")).isTrue();
+        assertThat(Files.readString(data.resolve("db.log"))).isEqualTo("committed before suspend");
+        assertThat(data.resolve("orphan")).doesNotExist();
+        assertThat(marker).as("cleared while the guest runs").doesNotExist();
+
+        assertThat(daemon.post("/v1/sandboxes/rewind/suspend", "{}").status()).isEqualTo(200);
+        var again = daemon.post("/v1/sandboxes/rewind/resume", "{}");
+        assertThat(again.body().path("timingsMs").has("durable")).as("in sync: reused, not extracted").isFalse();
+        assertThat(daemon.delete("/v1/sandboxes/rewind?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    @Test
     void fiveClonesOfOneSnapshotEachGetTheirOwnIdentity() throws Exception {
         daemon.createOk(daemon.spec("origin", "origin"));
         Files.writeString(daemon.stateDir().resolve("sandboxes/origin/durable/data/shared.txt"), "from origin");
