@@ -51,6 +51,7 @@ final class SafeExtractor {
     private final List<DeferredDirectory> directories = new ArrayList<>();
     private final byte[] buffer = new byte[BUFFER];
     private Path tree;
+    private ParallelFileWriter writers;
     private long entries;
     private long contentBytes;
     private long nextProgressAt = PROGRESS_EVERY_BYTES;
@@ -73,13 +74,15 @@ final class SafeExtractor {
         Files.createDirectory(tree);
         boolean done = false;
         try {
-            try (TarArchiveInputStream in = ArchiveReader.open(archive)) {
+            try (TarArchiveInputStream in = ArchiveReader.open(archive); ParallelFileWriter writers = new ParallelFileWriter()) {
+                this.writers = writers;
                 TarArchiveEntry entry;
                 while ((entry = in.getNextEntry()) != null) {
                     extractEntry(entry, in);
                     entries++;
                     options.progress().onProgress(contentBytes, entries);
                 }
+                writers.awaitAll(); // before directory mtimes: creating files changes them
             }
             for (int i = directories.size() - 1; i >= 0; i--) {
                 applyAttributes(directories.get(i).path(), directories.get(i).attributes(), false);
@@ -149,7 +152,6 @@ final class SafeExtractor {
             case TarConstants.LF_NORMAL, TarConstants.LF_OLDNORM, TarConstants.LF_CONTIG, TarConstants.LF_GNUTYPE_SPARSE -> {
                 extracted.put(name, Kind.FILE);
                 writeRegular(entry, in, path, raw);
-                applyXattrs(path, entry);
             }
             case TarConstants.LF_SYMLINK -> {
                 if (entry.getLinkName().isEmpty()) {
@@ -165,6 +167,7 @@ final class SafeExtractor {
                     throw new UnsafeArchiveEntryException(raw, "hard link target '" + entry.getLinkName()
                             + "' is not a regular file extracted earlier");
                 }
+                writers.awaitFile(linkTarget);
                 Files.createLink(path, tree.resolve(linkTarget));
                 extracted.put(name, Kind.FILE);
             }
@@ -200,13 +203,34 @@ final class SafeExtractor {
         }
     }
 
-    /** One descriptor for content, owner, mode and mtime: the per-file cost dominates trees of small files. */
+    /**
+     * One descriptor for content, owner, mode and mtime: the per-file cost dominates trees of small
+     * files. Small dense files are handed to the writer threads with their content; big and sparse
+     * ones are streamed here.
+     */
     private void writeRegular(TarArchiveEntry entry, TarArchiveInputStream in, Path path, String raw) throws IOException {
         Map<String, String> pax = entry.getExtraPaxHeaders();
         String map = pax.get(ArchiveFormat.SPARSE_MAP);
+        Attributes attributes = Attributes.of(entry);
+        long size = entry.isSparse() ? entry.getRealSize() : entry.getSize();
+        if (map == null && size <= ParallelFileWriter.MAX_FILE_BYTES) {
+            byte[] content = in.readNBytes((int) size);
+            if (content.length != size) {
+                throw new IOException("archive entry '" + raw + "' ended after " + content.length + " of " + size + " bytes");
+            }
+            countContent(content.length);
+            writers.submit(EntryName.normalize(raw), content.length, () -> {
+                try (NativeFile out = NativeFile.createNew(path)) {
+                    out.writeFully(content, content.length, 0);
+                    out.setOwnerModeAndMtime(attributes.uid(), attributes.gid(), attributes.mode(), attributes.mtime());
+                }
+                applyXattrs(path, entry);
+            });
+            return;
+        }
         try (NativeFile out = NativeFile.createNew(path)) {
             if (map == null) {
-                copy(in, out, 0, entry.isSparse() ? entry.getRealSize() : entry.getSize(), raw);
+                copy(in, out, 0, size, raw);
             } else {
                 long realSize = parseRealSize(raw, pax.get(ArchiveFormat.SPARSE_REALSIZE));
                 for (Extent extent : ArchiveFormat.decodeMap(raw, map, realSize, entry.getSize())) {
@@ -214,9 +238,9 @@ final class SafeExtractor {
                 }
                 out.truncate(realSize); // the tail after the last extent becomes a hole
             }
-            Attributes attributes = Attributes.of(entry);
             out.setOwnerModeAndMtime(attributes.uid(), attributes.gid(), attributes.mode(), attributes.mtime());
         }
+        applyXattrs(path, entry);
     }
 
     private static long parseRealSize(String raw, String value) throws UnsafeArchiveEntryException {
@@ -240,11 +264,15 @@ final class SafeExtractor {
             }
             out.writeFully(buffer, read, position + done);
             done += read;
-            contentBytes += read;
-            if (contentBytes >= nextProgressAt) {
-                nextProgressAt = contentBytes + PROGRESS_EVERY_BYTES;
-                options.progress().onProgress(contentBytes, entries);
-            }
+            countContent(read);
+        }
+    }
+
+    private void countContent(long bytes) {
+        contentBytes += bytes;
+        if (contentBytes >= nextProgressAt) {
+            nextProgressAt = contentBytes + PROGRESS_EVERY_BYTES;
+            options.progress().onProgress(contentBytes, entries);
         }
     }
 
