@@ -151,7 +151,7 @@ final class SafeExtractor {
         switch (type) {
             case TarConstants.LF_NORMAL, TarConstants.LF_OLDNORM, TarConstants.LF_CONTIG, TarConstants.LF_GNUTYPE_SPARSE -> {
                 extracted.put(name, Kind.FILE);
-                writeRegular(entry, in, path, raw);
+                writeRegular(entry, in, name, path, raw);
             }
             case TarConstants.LF_SYMLINK -> {
                 if (entry.getLinkName().isEmpty()) {
@@ -208,7 +208,7 @@ final class SafeExtractor {
      * files. Small dense files are handed to the writer threads with their content; big and sparse
      * ones are streamed here.
      */
-    private void writeRegular(TarArchiveEntry entry, TarArchiveInputStream in, Path path, String raw) throws IOException {
+    private void writeRegular(TarArchiveEntry entry, TarArchiveInputStream in, String name, Path path, String raw) throws IOException {
         Map<String, String> pax = entry.getExtraPaxHeaders();
         String map = pax.get(ArchiveFormat.SPARSE_MAP);
         Attributes attributes = Attributes.of(entry);
@@ -219,7 +219,7 @@ final class SafeExtractor {
                 throw new IOException("archive entry '" + raw + "' ended after " + content.length + " of " + size + " bytes");
             }
             countContent(content.length);
-            writers.submit(EntryName.normalize(raw), content.length, () -> {
+            writers.submit(name, content.length, () -> {
                 try (NativeFile out = NativeFile.createNew(path)) {
                     out.writeFully(content, content.length, 0);
                     out.setOwnerModeAndMtime(attributes.uid(), attributes.gid(), attributes.mode(), attributes.mtime());

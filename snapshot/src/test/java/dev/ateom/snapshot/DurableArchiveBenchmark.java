@@ -22,7 +22,7 @@ import org.junit.jupiter.api.io.TempDir;
  */
 @Tag("benchmark")
 class DurableArchiveBenchmark {
-    private static final int ROUNDS = 3;
+    private static final int ROUNDS = 5;
 
     @TempDir
     Path temp;
