@@ -114,6 +114,28 @@ class SandboxLifecycleTest {
     }
 
     @Test
+    void onDemandRestoresKeepSnapshotsCompleteAndSparse() throws Exception {
+        ObjectNode spec = daemon.spec("lazy", "lazy");
+        spec.put("memoryRestoreMode", "OnDemand");
+        daemon.createOk(spec);
+        String first = daemon.post("/v1/sandboxes/lazy/suspend", "{}").body().path("snapshotId").asText();
+        assertThat(daemon.post("/v1/sandboxes/lazy/resume", "{}").status()).isEqualTo(200);
+        var second = daemon.post("/v1/sandboxes/lazy/suspend", "{}");
+        assertThat(second.status()).as(second.body().toString()).isEqualTo(200);
+        String snapshot = second.body().path("snapshotId").asText();
+        assertThat(snapshot).isNotEqualTo(first);
+        JsonNode inspected = daemon.get("/v1/snapshots/" + snapshot + "?verify=true").body();
+        assertThat(inspected.path("verification").path("problems")).isEmpty();
+        JsonNode memory = inspected.path("summary").path("manifest").path("memoryRanges");
+        assertThat(memory.path("layout").asText()).isEqualTo("sparse");
+        assertThat(memory.path("allocatedBytes").asLong()).isLessThan(memory.path("apparentBytes").asLong());
+        // the first snapshot can go: the second does not depend on it
+        assertThat(daemon.delete("/v1/snapshots/" + first).status()).isEqualTo(204);
+        assertThat(daemon.post("/v1/sandboxes/lazy/resume", "{}").status()).isEqualTo(200);
+        assertThat(daemon.delete("/v1/sandboxes/lazy?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    @Test
     void fiveClonesOfOneSnapshotEachGetTheirOwnIdentity() throws Exception {
         daemon.createOk(daemon.spec("origin", "origin"));
         Files.writeString(daemon.stateDir().resolve("sandboxes/origin/durable/data/shared.txt"), "from origin");
