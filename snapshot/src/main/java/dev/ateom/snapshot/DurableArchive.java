@@ -42,6 +42,27 @@ public final class DurableArchive {
         return extract(archive, target, ExtractOptions.DEFAULT);
     }
 
+    /**
+     * Removes what an extraction interrupted by a crash left in {@code dir} (hidden
+     * {@code .<name>.extract-<random>} trees); call it for a sandbox dir before extracting there again.
+     *
+     * @return how many were removed
+     */
+    public static int removeInterruptedExtractions(Path dir) throws IOException {
+        int removed = 0;
+        if (!java.nio.file.Files.isDirectory(dir)) {
+            return 0;
+        }
+        try (java.nio.file.DirectoryStream<Path> entries = java.nio.file.Files.newDirectoryStream(dir,
+                entry -> entry.getFileName().toString().startsWith(".") && entry.getFileName().toString().contains(SafeExtractor.TEMP_INFIX))) {
+            for (Path leftover : entries) {
+                TreeDeleter.delete(leftover);
+                removed++;
+            }
+        }
+        return removed;
+    }
+
     /** Reads the whole archive (so a truncated or corrupt one fails), handing each entry's content to the visitor. */
     public static ArchiveSummary scan(Path archive, EntryVisitor visitor) throws IOException {
         long entries = 0;

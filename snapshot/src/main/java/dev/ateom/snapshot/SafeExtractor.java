@@ -33,6 +33,8 @@ final class SafeExtractor {
     private static final System.Logger LOG = System.getLogger(SafeExtractor.class.getName());
     private static final LinkOption[] NO_FOLLOW = {LinkOption.NOFOLLOW_LINKS};
     private static final int BUFFER = 1 << 20;
+    /** Temp trees are named {@code .<target name>.extract-<random>} beside the target. */
+    static final String TEMP_INFIX = ".extract-";
     private static final long PROGRESS_EVERY_BYTES = 16L << 20;
 
     private enum Kind { DIRECTORY, IMPLICIT_DIRECTORY, FILE, SYMLINK }
@@ -70,7 +72,7 @@ final class SafeExtractor {
         if (targetExists && !Files.isDirectory(absoluteTarget, NO_FOLLOW)) {
             throw new IOException("extraction target " + absoluteTarget + " exists and is not a directory");
         }
-        tree = parent.resolve("." + absoluteTarget.getFileName() + ".extract-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        tree = parent.resolve("." + absoluteTarget.getFileName() + TEMP_INFIX + Long.toHexString(ThreadLocalRandom.current().nextLong()));
         Files.createDirectory(tree);
         boolean done = false;
         try {
@@ -111,7 +113,13 @@ final class SafeExtractor {
             } catch (LastErrorException e) {
                 throw NativeFile.failure("renameat2(RENAME_EXCHANGE) with " + tree + " of", target, e);
             }
-            TreeDeleter.delete(tree); // the old tree now lives at the temp name
+            try {
+                TreeDeleter.delete(tree); // the old tree now lives at the temp name
+            } catch (IOException e) {
+                // the new tree is in place: a leftover old one is garbage, not a failed extraction
+                LOG.log(Level.WARNING, "extracted into {0}, but the replaced tree at {1} could not be removed: {2}",
+                        target, tree, e.getMessage());
+            }
         }
         Fsync.directory(target.getParent());
     }

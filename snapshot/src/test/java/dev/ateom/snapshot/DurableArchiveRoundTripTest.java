@@ -79,6 +79,18 @@ class DurableArchiveRoundTripTest {
     }
 
     @Test
+    void leftoversOfAnInterruptedExtractionAreRemoved() throws IOException {
+        Path sandbox = Files.createDirectories(temp.resolve("sandbox"));
+        Files.createDirectories(sandbox.resolve(".durable.extract-1234abcd/half/written"));
+        Files.createDirectories(sandbox.resolve("durable"));
+        Files.createDirectories(sandbox.resolve(".keep-me"));
+        assertThat(DurableArchive.removeInterruptedExtractions(sandbox)).isEqualTo(1);
+        try (var entries = Files.list(sandbox)) {
+            assertThat(entries.map(p -> p.getFileName().toString())).containsExactlyInAnyOrder("durable", ".keep-me");
+        }
+    }
+
+    @Test
     void existingTargetIsRefusedWithoutReplace() throws IOException {
         Path source = temp.resolve("src");
         Files.createDirectories(source);
