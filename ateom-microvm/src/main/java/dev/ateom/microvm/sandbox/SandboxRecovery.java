@@ -45,6 +45,7 @@ final class SandboxRecovery {
     void run() {
         SandboxRecord record = entry.record();
         SandboxLayout layout = SandboxLayout.of(manager.config(), record.id());
+        if (java.nio.file.Files.isDirectory(layout.sandboxDir())) manager.snapshots().removeInterruptedExtractions(layout.sandboxDir());
         switch (record.state()) {
             case RUNNING -> {
                 if (!tryAdopt(record, layout)) {

@@ -154,6 +154,16 @@ public final class SnapshotCatalog {
         }
     }
 
+    /** Removes the hidden trees a durable extraction interrupted by a crash left in {@code sandboxDir}. */
+    public void removeInterruptedExtractions(Path sandboxDir) {
+        try {
+            int removed = DurableArchive.removeInterruptedExtractions(sandboxDir);
+            if (removed > 0) LOG.log(System.Logger.Level.INFO, "removed " + removed + " interrupted extraction(s) in " + sandboxDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot sweep interrupted extractions in " + sandboxDir, e);
+        }
+    }
+
     // ------------------------------------------------------------------ listing, inspection, deletion
 
     public List<SnapshotSummary> list() {
