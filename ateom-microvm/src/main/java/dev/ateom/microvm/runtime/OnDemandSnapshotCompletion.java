@@ -1,5 +1,6 @@
 package dev.ateom.microvm.runtime;
 
+import dev.ateom.snapshot.MemoryRangesCompleteness;
 import dev.ateom.snapshot.MemoryRangesOverlay;
 
 import java.io.IOException;
@@ -15,15 +16,21 @@ import java.util.Optional;
  * filled from that source before the commit punches zero pages, so no snapshot ever depends on another.
  */
 public final class OnDemandSnapshotCompletion {
-    /** The first version measured to write complete snapshots after an OnDemand restore. */
-    static final int FIRST_COMPLETE_MAJOR = 54;
     private static final System.Logger LOG = System.getLogger(OnDemandSnapshotCompletion.class.getName());
 
     private OnDemandSnapshotCompletion() {}
 
-    /** Whether a snapshot taken by this CHV version after an OnDemand restore may be a delta. Unknown versions count as delta. */
+    /**
+     * Whether a snapshot taken by this CHV version after an OnDemand restore may be a delta
+     * ({@link MemoryRangesCompleteness}). A version that cannot be read counts as one: a delta taken for complete
+     * loses every page the guest did not touch since the restore, the other mistake at most pages it zeroed.
+     */
     public static boolean writesDelta(String chvVersion) {
-        return major(chvVersion).map(major -> major < FIRST_COMPLETE_MAJOR).orElse(true);
+        try {
+            return MemoryRangesCompleteness.of(chvVersion == null ? "" : chvVersion, true) == MemoryRangesCompleteness.SPARSE_DELTA;
+        } catch (IllegalArgumentException unreadable) {
+            return true;
+        }
     }
 
     /**
@@ -41,16 +48,5 @@ public final class OnDemandSnapshotCompletion {
         LOG.log(System.Logger.Level.INFO, "filled the holes of " + memoryRanges + " from " + restoredFrom.get()
                 + " (CHV " + chvVersion + " writes deltas after OnDemand restores)");
         return true;
-    }
-
-    private static Optional<Integer> major(String version) {
-        if (version == null) return Optional.empty();
-        String v = version.startsWith("v") ? version.substring(1) : version;
-        int dot = v.indexOf('.');
-        try {
-            return Optional.of(Integer.parseInt(dot < 0 ? v : v.substring(0, dot)));
-        } catch (NumberFormatException e) {
-            return Optional.empty();
-        }
     }
 }
