@@ -158,7 +158,6 @@ public final class SandboxManager implements AutoCloseable {
         Rollback rollback = new Rollback();
         try {
             timer.run("dirs", () -> createSandboxDirs(layout, null, rollback));
-            rollback.add("remove extracted durable dir", () -> TreeRemoval.removeRecursively(layout.durableDir()));
             timer.run("durable", () -> snapshots.extractDurable(source, layout.durableDir()));
             timer.run("systemInfo", () -> systemInfo.regenerate(layout, record.spec().systemInfoOrEmpty(), record.identity()));
             LiveVm live = restore(entry, layout, source, 1, timer, rollback);
