@@ -1,14 +1,9 @@
 package dev.ateom.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -18,18 +13,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * With {@code --children-die-with-daemon false}, CHV and virtiofsd outlive a {@code kill -9} of the daemon;
  * the restarted daemon adopts the running sandbox and can suspend, resume and delete it.
  */
-class AdoptionAfterDaemonKillTest {
-    @TempDir Path dir;
-    TestHost host;
-
-    @BeforeEach
-    void host() { host = new TestHost(dir); }
-
-    @AfterEach
-    void nothingLeft() throws Exception { host.close(); }
-
-    @AfterAll
-    static void noChildren() { assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)).isEmpty(); }
+class AdoptionAfterDaemonKillTest extends HostTest {
 
     @Test
     void aRunningSandboxSurvivesTheDaemonAndIsAdopted() throws Exception {

@@ -1,11 +1,7 @@
 package dev.ateom.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.util.concurrent.CompletableFuture;
@@ -16,18 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The daemon dies while creating or cloning a sandbox; restarted on the same state dir, the sandbox is
  * FAILED (there is nothing to return to), nothing of the first daemon runs, and the sandbox can be deleted.
  */
-class CrashDuringCreateTest {
-    @TempDir java.nio.file.Path dir;
-    TestHost host;
-
-    @BeforeEach
-    void host() { host = new TestHost(dir); }
-
-    @AfterEach
-    void nothingLeft() throws Exception { host.close(); }
-
-    @AfterAll
-    static void noChildren() { assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)).isEmpty(); }
+class CrashDuringCreateTest extends HostTest {
 
     @Test
     void crashBeforeVmBootLeavesAFailedSandboxAndItsIdReusable() throws Exception {

@@ -1,12 +1,7 @@
 package dev.ateom.e2e;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -14,18 +9,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The daemon dies while deleting a running sandbox: the restart finishes the delete as it was asked, keeping
  * the sandbox's snapshots or deleting them too.
  */
-class CrashDuringDeleteTest {
-    @TempDir Path dir;
-    TestHost host;
-
-    @BeforeEach
-    void host() { host = new TestHost(dir); }
-
-    @AfterEach
-    void nothingLeft() throws Exception { host.close(); }
-
-    @AfterAll
-    static void noChildren() { assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)).isEmpty(); }
+class CrashDuringDeleteTest extends HostTest {
 
     @Test
     void crashDuringDeleteFinishesTheDeleteOnRestartAndKeepsTheSnapshots() throws Exception {

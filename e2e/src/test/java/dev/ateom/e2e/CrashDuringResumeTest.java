@@ -1,15 +1,10 @@
 package dev.ateom.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Files;
-import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -17,18 +12,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * The daemon dies while resuming (before the restore, or after the VM already runs again): the snapshot is
  * untouched, so the restarted daemon shows the sandbox SUSPENDED on it, and it resumes and suspends again.
  */
-class CrashDuringResumeTest {
-    @TempDir Path dir;
-    TestHost host;
-
-    @BeforeEach
-    void host() { host = new TestHost(dir); }
-
-    @AfterEach
-    void nothingLeft() throws Exception { host.close(); }
-
-    @AfterAll
-    static void noChildren() { assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)).isEmpty(); }
+class CrashDuringResumeTest extends HostTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"resume.vmRestore", "resume.sync"})

@@ -1,11 +1,7 @@
 package dev.ateom.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -23,18 +19,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * restart sweeps, and the sandbox is FAILED with its durable data kept on the host; after the commit the
  * sandbox is SUSPENDED on the committed snapshot and resumes from it.
  */
-class CrashDuringSuspendTest {
-    @TempDir Path dir;
-    TestHost host;
-
-    @BeforeEach
-    void host() { host = new TestHost(dir); }
-
-    @AfterEach
-    void nothingLeft() throws Exception { host.close(); }
-
-    @AfterAll
-    static void noChildren() { assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)).isEmpty(); }
+class CrashDuringSuspendTest extends HostTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"suspend.archive", "suspend.commit"})

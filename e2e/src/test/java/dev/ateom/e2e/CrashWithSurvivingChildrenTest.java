@@ -1,16 +1,11 @@
 package dev.ateom.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
@@ -21,19 +16,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * daemon itself must find and stop what the interrupted operation had started (CHV paused or running,
  * virtiofsd), before settling the sandbox as after any crash.
  */
-class CrashWithSurvivingChildrenTest {
-
-    @TempDir Path dir;
-    TestHost host;
-
-    @BeforeEach
-    void host() { host = new TestHost(dir); }
-
-    @AfterEach
-    void nothingLeft() throws Exception { host.close(); }
-
-    @AfterAll
-    static void noChildren() { assertThat(ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)).isEmpty(); }
+class CrashWithSurvivingChildrenTest extends HostTest {
 
     @ParameterizedTest
     @ValueSource(strings = {"create.vmBoot", "suspend.archive"})
