@@ -20,6 +20,7 @@ import org.junit.jupiter.api.Test;
 /** What the daemon needs after its own restart: adopt running virtiofsd, kill leftovers, and the parent-death signal. */
 class AdoptionTest {
 
+    private static LauncherUnderTest fixture;
     private static Path base;
     private static VirtiofsdLauncher launcher;
     private Path shared;
@@ -27,18 +28,14 @@ class AdoptionTest {
 
     @BeforeAll
     static void createLauncher() throws IOException {
-        base = Files.createTempDirectory(Path.of("/tmp"), "vfsd-adopt");
-        launcher = TestVirtiofsd.launcher();
+        fixture = LauncherUnderTest.open("vfsd-adopt");
+        base = fixture.base();
+        launcher = fixture.launcher();
     }
 
     @AfterAll
     static void nothingLeaked() throws IOException {
-        launcher.close();
-        assertThat(ProcessLeaks.mentioning(base)).as("processes left behind").isEmpty();
-        assertThat(ProcessLeaks.virtiofsdChildrenOfThisJvm()).as("virtiofsd children of the test JVM").isEmpty();
-        try (var paths = Files.walk(base)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        fixture.closeAndCheckNothingLeaked();
     }
 
     @BeforeEach

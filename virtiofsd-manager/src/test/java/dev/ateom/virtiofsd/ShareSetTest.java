@@ -17,6 +17,7 @@ import org.junit.jupiter.api.Test;
 /** The three shares of a sandbox together, with the real virtiofsd. */
 class ShareSetTest {
 
+    private static LauncherUnderTest fixture;
     private static Path base;
     private static VirtiofsdLauncher launcher;
     private Path sandboxDir;
@@ -24,18 +25,14 @@ class ShareSetTest {
 
     @BeforeAll
     static void createLauncher() throws IOException {
-        base = Files.createTempDirectory(Path.of("/tmp"), "vfsd-set");
-        launcher = TestVirtiofsd.launcher();
+        fixture = LauncherUnderTest.open("vfsd-set");
+        base = fixture.base();
+        launcher = fixture.launcher();
     }
 
     @AfterAll
     static void nothingLeaked() throws IOException {
-        launcher.close();
-        assertThat(ProcessLeaks.mentioning(base)).as("processes left behind").isEmpty();
-        assertThat(ProcessLeaks.virtiofsdChildrenOfThisJvm()).as("virtiofsd children of the test JVM").isEmpty();
-        try (var paths = Files.walk(base)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        fixture.closeAndCheckNothingLeaked();
     }
 
     @BeforeEach

@@ -23,6 +23,7 @@ import org.junit.jupiter.api.Test;
 /** One virtiofsd at a time, real processes. */
 class VirtiofsdProcessTest {
 
+    private static LauncherUnderTest fixture;
     private static Path base;
     private static VirtiofsdLauncher launcher;
     private Path shared;
@@ -30,18 +31,14 @@ class VirtiofsdProcessTest {
 
     @BeforeAll
     static void createLauncher() throws IOException {
-        base = Files.createTempDirectory(Path.of("/tmp"), "vfsd-proc");
-        launcher = TestVirtiofsd.launcher();
+        fixture = LauncherUnderTest.open("vfsd-proc");
+        base = fixture.base();
+        launcher = fixture.launcher();
     }
 
     @AfterAll
     static void nothingLeaked() throws IOException {
-        launcher.close();
-        assertThat(ProcessLeaks.mentioning(base)).as("processes left behind").isEmpty();
-        assertThat(ProcessLeaks.virtiofsdChildrenOfThisJvm()).as("virtiofsd children of the test JVM").isEmpty();
-        try (var paths = Files.walk(base)) {
-            paths.sorted(java.util.Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
-        }
+        fixture.closeAndCheckNothingLeaked();
     }
 
     @BeforeEach
