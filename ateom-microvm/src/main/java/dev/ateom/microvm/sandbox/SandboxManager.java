@@ -1,10 +1,6 @@
 package dev.ateom.microvm.sandbox;
 
 import dev.ateom.chv.ChvException;
-import dev.ateom.chv.ChvLaunch;
-import dev.ateom.chv.ChvProcess;
-import dev.ateom.chv.RestoreConfig;
-import dev.ateom.chv.VmConfig;
 import dev.ateom.microvm.HostTools;
 import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.http.ApiException;
@@ -14,11 +10,7 @@ import dev.ateom.microvm.runtime.OnDemandSnapshotCompletion;
 import dev.ateom.microvm.runtime.OperationMetrics;
 import dev.ateom.microvm.runtime.SandboxLayout;
 import dev.ateom.microvm.runtime.StepTimer;
-import dev.ateom.microvm.runtime.VmConfigFactory;
 import dev.ateom.microvm.systeminfo.spec.ActorIdentity;
-import dev.ateom.virtiofsd.ShareKind;
-import dev.ateom.virtiofsd.ShareSet;
-import dev.ateom.virtiofsd.ShareSpec;
 import dev.ateom.virtiofsd.VirtiofsdLauncher;
 
 import java.io.IOException;
@@ -29,7 +21,6 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.EnumMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -48,11 +39,8 @@ import static java.lang.System.Logger.Level.WARNING;
  */
 public final class SandboxManager implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(SandboxManager.class.getName());
-    private static final Duration STOP_GRACE = Duration.ofSeconds(5);
     /** The persisted operation of a DELETING sandbox whose snapshots go too. */
     static final String DELETE_WITH_SNAPSHOTS = "deleteWithSnapshots";
-    /** CHV answers vmm.ping in milliseconds; a loaded host (or the JVM-based stand-in) may need far longer. */
-    private static final Duration CHV_READY_TIMEOUT = Duration.ofSeconds(30);
     /** How long a clean daemon stop waits for the running sandboxes' suspends (systemd's default stop timeout is 90 s). */
     private static final Duration SHUTDOWN_SUSPEND_LIMIT = Duration.ofSeconds(60);
 
@@ -64,6 +52,7 @@ public final class SandboxManager implements AutoCloseable {
     private final GuestProbe probe;
     private final HostTools tools;
     private final OperationMetrics metrics;
+    private final VmStarter vms;
     private final Map<String, SandboxEntry> sandboxes = new ConcurrentHashMap<>();
 
     public SandboxManager(DaemonConfig config, SandboxStore store, VirtiofsdLauncher virtiofsd, SnapshotCatalog snapshots,
@@ -77,6 +66,7 @@ public final class SandboxManager implements AutoCloseable {
         this.probe = probe;
         this.tools = tools;
         this.metrics = new OperationMetrics(registry, this::countByState);
+        this.vms = new VmStarter(config, store, virtiofsd, snapshots, tools);
     }
 
     // ------------------------------------------------------------------ queries
@@ -139,7 +129,7 @@ public final class SandboxManager implements AutoCloseable {
         try {
             timer.run("dirs", () -> createSandboxDirs(layout, record.spec(), rollback));
             timer.run("systemInfo", () -> systemInfo.writeInitial(layout, record.spec().systemInfoOrEmpty(), record.identity()));
-            LiveVm live = boot(entry, layout, 1, timer, rollback);
+            LiveVm live = vms.boot(entry, layout, 1, timer, rollback);
             entry.live(live);
             awaitReady(record, layout.epoch(1), timer, false);
             entry.live(live.withSync(timer.step("sync", () ->
@@ -160,7 +150,7 @@ public final class SandboxManager implements AutoCloseable {
             timer.run("dirs", () -> createSandboxDirs(layout, null, rollback));
             timer.run("durable", () -> snapshots.extractDurable(source, layout.durableDir()));
             timer.run("systemInfo", () -> systemInfo.regenerate(layout, record.spec().systemInfoOrEmpty(), record.identity()));
-            LiveVm live = restore(entry, layout, source, 1, timer, rollback);
+            LiveVm live = vms.restore(entry, layout, source, 1, timer, rollback);
             entry.live(live);
             awaitReady(record, layout.epoch(1), timer, true);
             entry.live(live.withSync(timer.step("sync", () ->
@@ -274,7 +264,7 @@ public final class SandboxManager implements AutoCloseable {
             }
             timer.run("systemInfo", () -> systemInfo.regenerate(layout, record.spec().systemInfoOrEmpty(), record.identity()));
             int epoch = record.epochs() + 1;
-            LiveVm live = restore(entry, layout, snapshot, epoch, timer, rollback);
+            LiveVm live = vms.restore(entry, layout, snapshot, epoch, timer, rollback);
             entry.live(live);
             awaitReady(record, layout.epoch(epoch), timer, true);
             entry.live(live.withSync(timer.step("sync", () ->
@@ -318,75 +308,6 @@ public final class SandboxManager implements AutoCloseable {
 
     // ------------------------------------------------------------------ boot and restore
 
-    private LiveVm boot(SandboxEntry entry, SandboxLayout layout, int epoch, StepTimer timer, Rollback rollback) {
-        SandboxRecord record = entry.record();
-        SandboxLayout.EpochLayout el = prepareEpoch(layout, epoch, rollback);
-        ShareSet shares = startShares(record, layout, el, timer, rollback);
-        ChvProcess chv = startChv(el, timer, rollback);
-        VmConfig vmConfig = VmConfigFactory.forBoot(record.spec(), el, socketsOf(shares));
-        saveRuntime(entry, el, epoch, chv, shares);
-        timer.run("vmCreate", () -> chv.client().create(vmConfig));
-        timer.run("vmBoot", () -> chv.client().boot());
-        return new LiveVm(epoch, chv, shares, null, java.util.Optional.empty());
-    }
-
-    private LiveVm restore(SandboxEntry entry, SandboxLayout layout, SnapshotCatalog.SnapshotHandle snapshot, int epoch,
-                           StepTimer timer, Rollback rollback) {
-        SandboxRecord record = entry.record();
-        SandboxLayout.EpochLayout el = prepareEpoch(layout, epoch, rollback);
-        ShareSet shares = startShares(record, layout, el, timer, rollback);
-        Path sourceDir = timer.step("rewrite", () -> snapshots.prepareRestore(snapshot, layout.restoreDir(epoch), socketsByTag(shares),
-                el.vsockSocket(), el.consoleLog()));
-        ChvProcess chv = startChv(el, timer, rollback);
-        saveRuntime(entry, el, epoch, chv, shares);
-        MemoryRestoreMode mode = record.spec().restoreModeOrDefault();
-        RestoreConfig restore = RestoreConfig.fromDirectory(sourceDir, dev.ateom.chv.MemoryRestoreMode.valueOf(mode.name()));
-        timer.run("vmRestore", () -> chv.client().restore(restore));
-        // from here the guest may write to the durable dir: it is no longer the snapshot's
-        new DurableSyncMarker(layout.sandboxDir()).clear();
-        timer.run("vmResume", () -> chv.client().resume());
-        return new LiveVm(epoch, chv, shares, null, mode == MemoryRestoreMode.OnDemand
-                ? java.util.Optional.of(sourceDir.resolve("memory-ranges")) : java.util.Optional.empty());
-    }
-
-    private SandboxLayout.EpochLayout prepareEpoch(SandboxLayout layout, int epoch, Rollback rollback) {
-        SandboxLayout.EpochLayout el = layout.epoch(epoch);
-        try {
-            // earlier boots' dirs hold only logs by now: keep the run dir from growing with every resume
-            if (Files.isDirectory(layout.runDir())) {
-                try (var dirs = Files.list(layout.runDir())) {
-                    dirs.filter(d -> !d.equals(el.dir())).forEach(TreeRemoval::removeRecursively);
-                }
-            }
-            TreeRemoval.removeRecursively(el.dir());
-            Files.createDirectories(el.dir());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create run dir " + el.dir(), e);
-        }
-        rollback.add("remove " + el.dir(), () -> TreeRemoval.removeRecursively(el.dir()));
-        return el;
-    }
-
-    private ShareSet startShares(SandboxRecord record, SandboxLayout layout, SandboxLayout.EpochLayout el, StepTimer timer,
-                                 Rollback rollback) {
-        List<ShareSpec> specs = new ArrayList<>();
-        var options = dev.ateom.virtiofsd.ShareOptions.DEFAULT.withDieWithDaemon(config.childrenDieWithDaemon());
-        specs.add(ShareSpec.inRunDir(record.id(), ShareKind.ROOTFS, Path.of(record.spec().rootfs()), el.dir(), options));
-        specs.add(ShareSpec.inRunDir(record.id(), ShareKind.DURABLE, layout.durableDir(), el.dir(), options));
-        specs.add(ShareSpec.inRunDir(record.id(), ShareKind.SYSTEM_INFO, layout.systemInfoDir(), el.dir(), options));
-        ShareSet shares = timer.step("virtiofsd", () -> ShareSet.start(virtiofsd, specs));
-        rollback.add("stop virtiofsd", shares::stop);
-        return shares;
-    }
-
-    private ChvProcess startChv(SandboxLayout.EpochLayout el, StepTimer timer, Rollback rollback) {
-        ChvLaunch launch = new ChvLaunch(tools.hypervisor().resolved().orElseThrow(), el.apiSocket(), el.chvLog(), el.chvOutput(), 1,
-                CHV_READY_TIMEOUT, Map.of()).withDieWithDaemon(config.childrenDieWithDaemon());
-        ChvProcess chv = timer.step("chvStart", () -> ChvProcess.start(launch));
-        rollback.add("stop cloud-hypervisor", () -> chv.stop(STOP_GRACE));
-        return chv;
-    }
-
     private void awaitReady(SandboxRecord record, SandboxLayout.EpochLayout el, StepTimer timer, boolean afterRestore) {
         ReadinessSpec readiness = record.spec().readinessOrDefault();
         if (!readiness.usesProbe()) return;
@@ -394,25 +315,6 @@ public final class SandboxManager implements AutoCloseable {
         // A restored guest's clock is behind by the time it spent saved.
         if (afterRestore) timer.run("clock", () -> probe.setClock(el.vsockSocket(), readiness.port(), Instant.now()));
     }
-
-    private void saveRuntime(SandboxEntry entry, SandboxLayout.EpochLayout el, int epoch, ChvProcess chv, ShareSet shares) {
-        List<ShareRuntime> shareRuntimes = new ArrayList<>();
-        shares.processes().forEach((kind, p) -> shareRuntimes.add(new ShareRuntime(kind.name(), kind.tag(), p.pid(),
-                p.socketPath().toString(), p.spec().sharedDir().toString(), p.logFile().toString())));
-        VmRuntime runtime = new VmRuntime(el.dir().getParent().toString(), epoch, chv.pid(), el.apiSocket().toString(),
-                el.vsockSocket().toString(), el.consoleLog().toString(), el.chvLog().toString(), shareRuntimes);
-        SandboxRecord updated = entry.record().withRuntime(runtime);
-        store.save(updated);
-        entry.record(updated);
-    }
-
-    private static Map<ShareKind, Path> socketsOf(ShareSet shares) {
-        Map<ShareKind, Path> sockets = new EnumMap<>(ShareKind.class);
-        shares.processes().forEach((kind, p) -> sockets.put(kind, p.socketPath()));
-        return sockets;
-    }
-
-    private static Map<String, Path> socketsByTag(ShareSet shares) { return shares.socketsByTag(); }
 
     // ------------------------------------------------------------------ teardown and cleanup
 
@@ -424,7 +326,7 @@ public final class SandboxManager implements AutoCloseable {
         closeQuietly(live.sync(), "system-info sync");
         try {
             if (live.chv() != null) {
-                live.chv().stop(STOP_GRACE);
+                live.chv().stop(VmStarter.STOP_GRACE);
             } else if (entry.record().runtime() != null) {
                 stopAdoptedChv(entry.record().runtime());
             }
