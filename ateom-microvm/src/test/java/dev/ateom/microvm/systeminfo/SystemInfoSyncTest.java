@@ -151,6 +151,8 @@ class SystemInfoSyncTest {
 
             assertThat(awaitTrue(Duration.ofSeconds(5), () -> holds(root.resolve("config/app.conf"), "v2"))).isTrue();
             assertThat(awaitTrue(Duration.ofSeconds(1), () -> holds(root.resolve("config/actor-name"), "alice"))).isTrue();
+            // the repair is counted just after its commit becomes visible: wait for the count, then require exactly one
+            awaitTrue(Duration.ofSeconds(1), () -> metrics.repairs("config") >= 1);
             assertThat(metrics.repairs("config")).isEqualTo(1);
             assertThat(metrics.lagObservations()).as("not an event").isZero();
         }
