@@ -4,12 +4,14 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
+import dev.ateom.fixtures.wait.Eventually;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.atomic.AtomicReference;
@@ -181,14 +183,13 @@ class ChvClientTest {
                     return t;
                 }
             });
-            while (caller.get() == null) {
-                Thread.sleep(10);
-            }
-            Thread.sleep(200);
+            awaitWaitingForAnAnswer(caller);
             caller.get().interrupt();
             assertThat(interrupted.get()).as("interrupting the caller cancels the call")
                     .isInstanceOf(ChvTransportException.class).hasMessageContaining("cancelled");
+            AtomicReference<Thread> second = new AtomicReference<>();
             CompletableFuture<Throwable> closed = CompletableFuture.supplyAsync(() -> {
+                second.set(Thread.currentThread());
                 try {
                     client.ping();
                     return null;
@@ -196,7 +197,7 @@ class ChvClientTest {
                     return t;
                 }
             });
-            Thread.sleep(200);
+            awaitWaitingForAnAnswer(second);
             client.close();
             assertThat(closed.get()).as("closing the client aborts calls in flight").isInstanceOf(ChvTransportException.class);
         }
@@ -263,5 +264,12 @@ class ChvClientTest {
     private static VmConfig withFs(VmConfig config, List<FsConfig> fs) {
         return new VmConfig(config.cpus(), config.memory(), config.payload(), fs, config.vsock(), config.serial(), config.console(),
                 config.rng(), config.platform(), config.net());
+    }
+
+    /** Until the thread is inside the transport's bounded wait: the call is in flight, not about to start. */
+    private static void awaitWaitingForAnAnswer(AtomicReference<Thread> caller) {
+        Eventually.until(Duration.ofSeconds(10), () -> caller.get() != null && Arrays.stream(caller.get().getStackTrace())
+                .anyMatch(f -> f.getClassName().equals(UnixHttpTransport.class.getName()) && f.getMethodName().equals("awaitReady")),
+                "the call to wait inside the transport", () -> caller.get() == null ? "no caller yet" : Arrays.toString(caller.get().getStackTrace()));
     }
 }

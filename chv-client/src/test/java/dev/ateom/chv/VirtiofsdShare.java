@@ -1,5 +1,6 @@
 package dev.ateom.chv;
 
+import dev.ateom.fixtures.wait.Eventually;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,14 +27,8 @@ final class VirtiofsdShare implements AutoCloseable {
         Process process = new ProcessBuilder(List.of(HostTools.virtiofsd().toString(), "--socket-path", socket.toString(),
                 "--shared-dir", shared.toString(), "--tag", name, "--migration-mode", "find-paths"))
                 .redirectErrorStream(true).redirectOutput(log.toFile()).start();
-        long deadline = System.nanoTime() + Duration.ofSeconds(10).toNanos();
-        while (!ListeningSockets.current().contains(socket.toString())) {
-            if (!process.isAlive() || System.nanoTime() > deadline) {
-                process.destroyForcibly();
-                throw new IOException("virtiofsd for " + socket + " did not listen: " + Files.readString(log));
-            }
-            Thread.sleep(5);
-        }
+        Eventually.untilStarted(process, Duration.ofSeconds(10), () -> ListeningSockets.current().contains(socket.toString()),
+                "virtiofsd to listen on " + socket, () -> Files.readString(log));
         return new VirtiofsdShare(socket, log, process);
     }
 

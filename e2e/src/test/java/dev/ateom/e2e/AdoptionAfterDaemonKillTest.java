@@ -1,9 +1,12 @@
 package dev.ateom.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ateom.fixtures.wait.Eventually;
+import dev.ateom.fixtures.wait.ProcessStatus;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,9 +30,9 @@ class AdoptionAfterDaemonKillTest extends HostTest {
         assertThat(sharePids).hasSize(3);
 
         first.kill9();
-        Thread.sleep(300); // a parent-death signal, had there been one, is delivered at once
-        assertThat(HostProcesses.isRunning(chvPid)).as("cloud-hypervisor outlives the daemon").isTrue();
-        sharePids.forEach(pid -> assertThat(HostProcesses.isRunning(pid)).as("virtiofsd %s outlives the daemon", pid).isTrue());
+        // the daemon was reaped: a parent-death signal, had there been one, would be pending or done by now
+        assertThat(ProcessStatus.survives(chvPid)).as("cloud-hypervisor outlives the daemon").isTrue();
+        sharePids.forEach(pid -> assertThat(ProcessStatus.survives(pid)).as("virtiofsd %s outlives the daemon", pid).isTrue());
 
         DaemonProcess second = host.start(DaemonOptions.keepingChildren());
         JsonNode adopted = RecoveryChecks.inState(second.api(), "a1", "RUNNING");
@@ -40,8 +43,7 @@ class AdoptionAfterDaemonKillTest extends HostTest {
 
         String snapshot = second.api().post("/v1/sandboxes/a1/suspend", "{}").expect(200, "suspend the adopted sandbox")
                 .body().path("snapshotId").asText();
-        assertThat(host.awaitOnlyProcesses(List.of(second.pid())))
-                .as("the adopted CHV and virtiofsd are stopped by the suspend").isEmpty();
+        host.awaitOnlyProcesses(List.of(second.pid()), "the adopted CHV and virtiofsd to be stopped by the suspend");
         RecoveryChecks.noSocketsBut(host, List.of("a1"));
         assertThat(RecoveryChecks.snapshotsCompleteOrAbsent(host, second.api())).containsExactly(snapshot);
 
@@ -64,8 +66,8 @@ class AdoptionAfterDaemonKillTest extends HostTest {
             if (share.path("tag").asText().equals("ateDurable")) durableVirtiofsd = share.path("pid").asLong();
         }
         ProcessHandle.of(durableVirtiofsd).orElseThrow().destroyForcibly();
-        for (int i = 0; i < 200 && HostProcesses.isRunning(durableVirtiofsd); i++) Thread.sleep(10);
-        assertThat(HostProcesses.isRunning(durableVirtiofsd)).as("the durable share's virtiofsd was killed").isFalse();
+        long killed = durableVirtiofsd;
+        Eventually.until(Duration.ofSeconds(10), () -> !HostProcesses.isRunning(killed), "the durable share's virtiofsd to die");
 
         DaemonProcess second = host.start(DaemonOptions.keepingChildren());
         JsonNode failed = RecoveryChecks.inState(second.api(), "a2", "FAILED");

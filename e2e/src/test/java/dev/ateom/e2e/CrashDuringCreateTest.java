@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import org.junit.jupiter.api.Test;
 
 import java.nio.file.Files;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -22,8 +23,7 @@ class CrashDuringCreateTest extends HostTest {
         JsonNode onDisk = host.recordOnDisk("c1");
         assertThat(onDisk.path("state").asText()).isEqualTo("CREATING");
         assertThat(onDisk.path("runtime").path("shares")).as("virtiofsd and CHV had started").hasSize(3);
-        assertThat(host.awaitOnlyProcesses(java.util.List.of()))
-                .as("CHV and virtiofsd die with the daemon (parent-death signal)").isEmpty();
+        host.awaitOnlyProcesses(List.of(), "CHV and virtiofsd to die with the daemon (parent-death signal)");
 
         DaemonProcess second = host.start(DaemonOptions.NORMAL);
         JsonNode failed = RecoveryChecks.inState(second.api(), "c1", "FAILED");
@@ -55,7 +55,7 @@ class CrashDuringCreateTest extends HostTest {
         assertThat(RecoveryChecks.inState(second.api(), "cl1", "FAILED").path("failureReason").asText()).contains("creating");
         RecoveryChecks.inState(second.api(), "src", "SUSPENDED");
         RecoveryChecks.onlyTheseRun(host, second);
-        RecoveryChecks.noSocketsBut(host, java.util.List.of("src", "cl1"));
+        RecoveryChecks.noSocketsBut(host, List.of("src", "cl1"));
         assertThat(host.runDirEntries()).as("the failed clone's run dir").doesNotContain("cl1");
         assertThat(RecoveryChecks.snapshotsCompleteOrAbsent(host, second.api())).containsExactly(snapshot);
 
@@ -79,7 +79,7 @@ class CrashDuringCreateTest extends HostTest {
             }
         });
         // the JVM-based stand-in takes about a second to answer vmm.ping: kill the daemon while it waits
-        awaitProcess("ChvStandIn");
+        host.awaitProcess("ChvStandIn");
         first.kill9();
         create.get();
         assertThat(host.recordOnDisk("k1").path("state").asText()).isEqualTo("CREATING");
@@ -90,13 +90,5 @@ class CrashDuringCreateTest extends HostTest {
         RecoveryChecks.noRunDirs(host);
         second.api().delete("/v1/sandboxes/k1").expect(204, "delete the failed sandbox");
         assertThat(host.sandboxDir("k1")).doesNotExist();
-    }
-
-    private void awaitProcess(String marker) throws InterruptedException {
-        for (int i = 0; i < 3000; i++) {
-            if (host.processes().stream().anyMatch(p -> p.commandLine().contains(marker))) return;
-            Thread.sleep(5);
-        }
-        throw new AssertionError(marker + " never started; processes: " + host.processes());
     }
 }

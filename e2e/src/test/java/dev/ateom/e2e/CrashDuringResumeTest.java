@@ -5,6 +5,7 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Files;
+import java.util.List;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -26,8 +27,7 @@ class CrashDuringResumeTest extends HostTest {
         JsonNode onDisk = host.recordOnDisk("r1");
         assertThat(onDisk.path("state").asText()).isEqualTo("RESUMING");
         assertThat(onDisk.path("runtime").path("epoch").asInt()).as("the restore had started its processes").isEqualTo(2);
-        assertThat(host.awaitOnlyProcesses(java.util.List.of()))
-                .as("CHV and virtiofsd die with the daemon (parent-death signal)").isEmpty();
+        host.awaitOnlyProcesses(List.of(), "CHV and virtiofsd to die with the daemon (parent-death signal)");
 
         DaemonProcess second = host.start(DaemonOptions.NORMAL);
         JsonNode suspended = RecoveryChecks.inState(second.api(), "r1", "SUSPENDED");
@@ -35,16 +35,16 @@ class CrashDuringResumeTest extends HostTest {
         assertThat(RecoveryChecks.snapshotsCompleteOrAbsent(host, second.api())).containsExactly(snapshot);
         RecoveryChecks.onlyTheseRun(host, second);
         RecoveryChecks.noRunDirs(host);
-        RecoveryChecks.noSocketsBut(host, java.util.List.of("r1"));
+        RecoveryChecks.noSocketsBut(host, List.of("r1"));
 
         JsonNode resumed = second.api().post("/v1/sandboxes/r1/resume", "{}").expect(200, "resume after recovery").body().path("sandbox");
         assertThat(resumed.path("state").asText()).isEqualTo("RUNNING");
         assertThat(resumed.path("runtime").path("epoch").asInt()).as("fresh sockets, not the crashed epoch's").isEqualTo(3);
         assertThat(Files.readString(host.durableData("r1").resolve("notes.txt"))).isEqualTo("before suspend");
-        RecoveryChecks.noSocketsBut(host, java.util.List.of("r1"), "r1");
+        RecoveryChecks.noSocketsBut(host, List.of("r1"), "r1");
         String again = second.api().post("/v1/sandboxes/r1/suspend", "{}").expect(200, "suspend again").body().path("snapshotId").asText();
         assertThat(RecoveryChecks.snapshotsCompleteOrAbsent(host, second.api())).containsExactlyInAnyOrder(snapshot, again);
-        RecoveryChecks.noSocketsBut(host, java.util.List.of("r1"));
+        RecoveryChecks.noSocketsBut(host, List.of("r1"));
         second.api().delete("/v1/sandboxes/r1?deleteSnapshots=true").expect(204, "delete with snapshots");
         assertThat(host.snapshotDirEntries()).isEmpty();
         RecoveryChecks.noRunDirs(host);

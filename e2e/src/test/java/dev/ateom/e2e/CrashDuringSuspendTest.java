@@ -1,6 +1,7 @@
 package dev.ateom.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ateom.fixtures.wait.Eventually;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
@@ -8,6 +9,7 @@ import org.junit.jupiter.params.provider.ValueSource;
 import java.io.OutputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ThreadLocalRandom;
@@ -136,14 +138,10 @@ class CrashDuringSuspendTest extends HostTest {
         second.api().delete("/v1/sandboxes/s3").expect(204, "delete");
     }
 
-    private void awaitArchiveStarted() throws Exception {
-        for (int i = 0; i < 6000; i++) {
-            for (String entry : host.snapshotDirEntries()) {
-                if (entry.startsWith(".staging-") && Files.exists(host.snapshotsDir().resolve(entry).resolve("durable.tar"))) return;
-            }
-            Thread.sleep(2);
-        }
-        throw new AssertionError("the durable archive never appeared under " + host.snapshotsDir());
+    private void awaitArchiveStarted() {
+        Eventually.until(Duration.ofSeconds(30), () -> host.snapshotDirEntries().stream().anyMatch(entry -> entry.startsWith(".staging-")
+                && Files.exists(host.snapshotsDir().resolve(entry).resolve("durable.tar"))),
+                "the durable archive to appear under " + host.snapshotsDir(), () -> host.snapshotDirEntries().toString());
     }
 
     /** A file of random-looking bytes (one random MiB repeated), so nothing can skip or shrink it. */

@@ -6,7 +6,6 @@ import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
 import java.nio.file.Files;
-import java.util.List;
 import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -29,7 +28,7 @@ class CrashWithSurvivingChildrenTest extends HostTest {
             first.api().postExpectingCrash("/v1/sandboxes/w1/suspend", "{}");
         }
         assertThat(first.awaitCrash()).isEqualTo(137);
-        assertThat(survivors()).as("CHV and virtiofsd outlive the crash").hasSizeGreaterThanOrEqualTo(4);
+        assertThat(host.survivors()).as("CHV and virtiofsd outlive the crash").hasSizeGreaterThanOrEqualTo(4);
 
         DaemonProcess second = host.start(DaemonOptions.keepingChildren());
         RecoveryChecks.inState(second.api(), "w1", "FAILED");
@@ -46,7 +45,7 @@ class CrashWithSurvivingChildrenTest extends HostTest {
         String snapshot = first.api().post("/v1/sandboxes/w2/suspend", "{}").expect(200, "suspend").body().path("snapshotId").asText();
         first.api().postExpectingCrash("/v1/sandboxes/w2/resume", "{}");
         assertThat(first.awaitCrash()).isEqualTo(137);
-        assertThat(survivors()).as("the restored CHV and its virtiofsd outlive the crash").hasSizeGreaterThanOrEqualTo(4);
+        assertThat(host.survivors()).as("the restored CHV and its virtiofsd outlive the crash").hasSizeGreaterThanOrEqualTo(4);
 
         DaemonProcess second = host.start(DaemonOptions.keepingChildren());
         JsonNode suspended = RecoveryChecks.inState(second.api(), "w2", "SUSPENDED");
@@ -69,23 +68,18 @@ class CrashWithSurvivingChildrenTest extends HostTest {
             }
         });
         // virtiofsd runs and the JVM-based stand-in is starting: the record names none of them yet
-        for (int i = 0; i < 3000 && host.processes().stream().noneMatch(p -> p.commandLine().contains("ChvStandIn")); i++) Thread.sleep(5);
+        host.awaitProcess("ChvStandIn");
         first.kill9();
         create.get();
         JsonNode onDisk = host.recordOnDisk("w3");
         assertThat(onDisk.path("state").asText()).isEqualTo("CREATING");
         assertThat(onDisk.has("runtime")).as("killed before the runtime was recorded").isFalse();
-        assertThat(survivors()).as("virtiofsd and the stand-in outlive the kill").isNotEmpty();
+        assertThat(host.survivors()).as("virtiofsd and the stand-in outlive the kill").isNotEmpty();
 
         DaemonProcess second = host.start(DaemonOptions.keepingChildren());
         RecoveryChecks.inState(second.api(), "w3", "FAILED");
         RecoveryChecks.onlyTheseRun(host, second);
         RecoveryChecks.noRunDirs(host);
         second.api().delete("/v1/sandboxes/w3").expect(204, "delete");
-    }
-
-    private List<HostProcesses.Found> survivors() throws InterruptedException {
-        Thread.sleep(200); // a parent-death signal, had there been one, is delivered at once
-        return host.processes().stream().filter(p -> HostProcesses.isRunning(p.pid())).toList();
     }
 }

@@ -1,5 +1,7 @@
 package dev.ateom.e2e;
 
+import dev.ateom.fixtures.wait.Eventually;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -50,16 +52,16 @@ final class DaemonProcess implements AutoCloseable {
         if (options.crashAt() != null) builder.environment().put("ATEOM_TEST_CRASH_AT", options.crashAt());
         Process process = builder.start();
 
-        long deadline = System.nanoTime() + START_TIMEOUT.toNanos();
-        while (!Files.exists(portFile)) {
-            if (!process.isAlive()) {
-                throw new IllegalStateException("daemon exited with " + process.exitValue() + " before listening; log: " + tail(log));
-            }
-            if (System.nanoTime() > deadline) {
-                process.destroyForcibly();
-                throw new IllegalStateException("daemon did not write its port file within " + START_TIMEOUT + "; log: " + tail(log));
-            }
-            Thread.sleep(20);
+        try {
+            Eventually.until(START_TIMEOUT, () -> {
+                if (!process.isAlive()) {
+                    throw new AssertionError("daemon exited with " + process.exitValue() + " before listening; log: " + tail(log));
+                }
+                return Files.exists(portFile);
+            }, "the daemon to write its port file", () -> tail(log));
+        } catch (AssertionError e) {
+            process.destroyForcibly();
+            throw e;
         }
         int port = Integer.parseInt(Files.readString(portFile).strip());
         String token = Files.readString(stateDir(root).resolve("api-token")).strip();

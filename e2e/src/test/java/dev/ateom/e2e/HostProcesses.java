@@ -1,15 +1,21 @@
 package dev.ateom.e2e;
 
+import dev.ateom.fixtures.wait.Eventually;
+
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 
 /** Live processes found in /proc by their command line: how a test sees what a killed daemon left running. */
 final class HostProcesses {
+    /** Processes that were told to stop (SIGTERM, then SIGKILL after a grace) are gone well within this. */
+    private static final Duration WAIT = Duration.ofSeconds(15);
+
     private HostProcesses() {}
 
     record Found(long pid, long parentPid, String commandLine) {}
@@ -31,17 +37,17 @@ final class HostProcesses {
     }
 
     /**
-     * {@link #mentioning} once nothing but {@code except} and their children remains (virtiofsd's namespace
-     * sandbox runs as a parent and a child), or what still runs after a few seconds.
+     * Waits until nothing that mentions {@code text} runs but {@code except} and their children (virtiofsd's
+     * namespace sandbox runs as a parent and a child); fails naming {@code what} and the processes still found.
      */
-    static List<Found> awaitOnly(String text, List<Long> except) throws InterruptedException {
-        List<Found> left = List.of();
-        for (int i = 0; i < 100; i++) {
-            left = mentioning(text).stream().filter(f -> !except.contains(f.pid()) && !except.contains(f.parentPid())).toList();
-            if (left.isEmpty()) return left;
-            Thread.sleep(50);
-        }
-        return left;
+    static void awaitOnly(String text, List<Long> except, String what) {
+        Eventually.until(WAIT, () -> others(text, except).isEmpty(), what, () -> String.join("\n",
+                others(text, except).stream().map(Found::toString).toList()));
+    }
+
+    /** The processes mentioning {@code text} other than {@code except} and their children. */
+    static List<Found> others(String text, List<Long> except) {
+        return mentioning(text).stream().filter(f -> !except.contains(f.pid()) && !except.contains(f.parentPid())).toList();
     }
 
     /** Running and not a zombie ({@link ProcessHandle#isAlive} counts an unreaped zombie as alive). */

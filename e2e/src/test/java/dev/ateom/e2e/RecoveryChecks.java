@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 
 import java.io.IOException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
@@ -17,10 +19,9 @@ final class RecoveryChecks {
 
     /** Nothing that names the host's root runs except the current daemon and the given (adopted) processes. */
     static void onlyTheseRun(TestHost host, DaemonProcess daemon, Long... adopted) throws InterruptedException {
-        List<Long> expected = new java.util.ArrayList<>(Arrays.asList(adopted));
+        List<Long> expected = new ArrayList<>(Arrays.asList(adopted));
         expected.add(daemon.pid());
-        assertThat(host.awaitOnlyProcesses(expected)).as("processes of the previous daemon still running")
-                .isEmpty();
+        host.awaitOnlyProcesses(expected, "the processes of the previous daemon to be gone");
         for (Long pid : adopted) {
             assertThat(HostProcesses.isRunning(pid)).as("adopted process %s", pid).isTrue();
         }
@@ -69,7 +70,7 @@ final class RecoveryChecks {
 
     private static boolean isSocket(Path path) {
         try {
-            int mode = (Integer) Files.getAttribute(path, "unix:mode", java.nio.file.LinkOption.NOFOLLOW_LINKS);
+            int mode = (Integer) Files.getAttribute(path, "unix:mode", LinkOption.NOFOLLOW_LINKS);
             return (mode & 0170000) == 0140000; // S_IFSOCK
         } catch (IOException e) {
             return false; // gone meanwhile

@@ -1,15 +1,17 @@
 package dev.ateom.e2e;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ateom.fixtures.wait.Eventually;
+import dev.ateom.fixtures.wait.ProcessStatus;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
-
-import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * One test's host: a root dir holding the daemon's state and run dirs, the daemons started on it (one after
@@ -60,9 +62,20 @@ final class TestHost implements AutoCloseable {
     /** Processes (virtiofsd, CHV stand-in, daemons) whose command line names a path under this host's root. */
     List<HostProcesses.Found> processes() { return HostProcesses.mentioning(marker()); }
 
-    /** {@link HostProcesses#awaitOnly} for this host's processes: what still runs besides {@code except}. */
-    List<HostProcesses.Found> awaitOnlyProcesses(List<Long> except) throws InterruptedException {
-        return HostProcesses.awaitOnly(marker(), except);
+    /** {@link HostProcesses#awaitOnly} for this host's processes: fails with what still runs besides {@code except}. */
+    void awaitOnlyProcesses(List<Long> except, String what) {
+        HostProcesses.awaitOnly(marker(), except, what);
+    }
+
+    /** Waits until a process of this host whose command line contains {@code marker} runs. */
+    void awaitProcess(String marker) {
+        Eventually.until(Duration.ofSeconds(30), () -> processes().stream().anyMatch(p -> p.commandLine().contains(marker)),
+                marker + " to start", () -> processes().toString());
+    }
+
+    /** This host's processes that run with no SIGKILL on its way: they survived whatever was done before. */
+    List<HostProcesses.Found> survivors() {
+        return processes().stream().filter(p -> ProcessStatus.survives(p.pid())).toList();
     }
 
     /** The root with a trailing slash, so another temp dir whose name merely starts the same never matches. */
@@ -72,10 +85,12 @@ final class TestHost implements AutoCloseable {
     public void close() throws InterruptedException {
         for (DaemonProcess daemon : daemons) daemon.close();
         keepLogs();
-        List<HostProcesses.Found> left = awaitOnlyProcesses(List.of());
-        // kill what leaked so later tests start clean, then fail on it
-        left.forEach(f -> ProcessHandle.of(f.pid()).ifPresent(ProcessHandle::destroyForcibly));
-        assertThat(left).as("processes left behind by the daemons of %s", root).isEmpty();
+        try {
+            awaitOnlyProcesses(List.of(), "the daemons of " + root + " to leave no process behind");
+        } finally {
+            // kill what leaked so later tests start clean
+            processes().forEach(f -> ProcessHandle.of(f.pid()).ifPresent(ProcessHandle::destroyForcibly));
+        }
     }
 
     /** The daemons' logs outlive the temp dir, under target/e2e-logs/, for whoever reads a failure. */
@@ -84,7 +99,7 @@ final class TestHost implements AutoCloseable {
         try (Stream<Path> logs = Files.list(root)) {
             Files.createDirectories(target);
             for (Path log : logs.filter(p -> p.getFileName().toString().endsWith(".log")).toList()) {
-                Files.copy(log, target.resolve(log.getFileName()), java.nio.file.StandardCopyOption.REPLACE_EXISTING);
+                Files.copy(log, target.resolve(log.getFileName()), StandardCopyOption.REPLACE_EXISTING);
             }
         } catch (IOException e) {
             System.err.println("cannot keep the daemon logs of " + root + ": " + e);

@@ -3,6 +3,8 @@ package dev.ateom.virtiofsd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ateom.fixtures.wait.Eventually;
+import dev.ateom.fixtures.wait.ProcessStatus;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
@@ -10,6 +12,7 @@ import java.io.InputStreamReader;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -218,9 +221,9 @@ class AdoptionTest {
 
         daemon.destroyForcibly().waitFor();
 
-        assertThat(awaitGone(virtiofsd, 5_000)).as("virtiofsd %d gone after the daemon was killed", virtiofsd).isTrue();
-        awaitNoneMentioning(run, 5_000);
-        assertThat(ProcessLeaks.mentioning(run)).isEmpty();
+        awaitGone(virtiofsd, "virtiofsd " + virtiofsd + " to be gone after the daemon was killed");
+        Eventually.until(Duration.ofSeconds(5), () -> ProcessLeaks.mentioning(run).isEmpty(), "no process to mention " + run,
+                () -> ProcessLeaks.mentioning(run).toString());
         launcher.killLeftovers(run.resolve("durable.sock")); // the stale socket and pid file
     }
 
@@ -230,8 +233,8 @@ class AdoptionTest {
         long virtiofsd = readPid(daemon);
 
         daemon.destroyForcibly().waitFor();
-        Thread.sleep(300);
-        assertThat(LinuxProcess.read(virtiofsd).filter(p -> !p.isZombie())).as("still running").isPresent();
+        // the daemon was reaped: a parent-death signal, had there been one, would be pending or done by now
+        assertThat(ProcessStatus.survives(virtiofsd)).as("still running").isTrue();
 
         ShareSpec spec = ShareSpec.inRunDir("sb-standin", ShareKind.DURABLE, shared, run, ShareOptions.DEFAULT.withDieWithDaemon(false));
         VirtiofsdProcess adopted = launcher.adoptFromPidFile(spec);
@@ -240,7 +243,7 @@ class AdoptionTest {
             assertThat(frontend.getFeatures()).isNotZero();
             assertThat(adopted.stop().reason()).isEqualTo(VirtiofsdExit.Reason.STOPPED);
         }
-        assertThat(awaitGone(virtiofsd, 5_000)).isTrue();
+        awaitGone(virtiofsd, "the adopted virtiofsd " + virtiofsd + " to be gone after its stop");
         assertThat(ProcessLeaks.mentioning(run)).isEmpty();
         assertThat(spec.socketPath()).doesNotExist();
     }
@@ -251,12 +254,8 @@ class AdoptionTest {
                 .redirectErrorStream(true).redirectOutput(run.resolve(socket.getFileName() + ".log").toFile()).start();
     }
 
-    private static void awaitListening(Path socket) throws InterruptedException {
-        long deadline = System.currentTimeMillis() + 5_000;
-        while (UnixSocketTable.listeningInodes(socket).isEmpty()) {
-            assertThat(System.currentTimeMillis()).as("%s listening", socket).isLessThan(deadline);
-            Thread.sleep(10);
-        }
+    private static void awaitListening(Path socket) {
+        Eventually.until(Duration.ofSeconds(5), () -> !UnixSocketTable.listeningInodes(socket).isEmpty(), socket + " to listen");
     }
 
     private Process startDaemonStandIn(boolean dieWithDaemon) throws IOException {
@@ -285,19 +284,7 @@ class AdoptionTest {
         return Long.parseLong(line.substring(4).strip());
     }
 
-    private static boolean awaitGone(long pid, long millis) throws InterruptedException {
-        long deadline = System.currentTimeMillis() + millis;
-        while (System.currentTimeMillis() < deadline) {
-            if (LinuxProcess.read(pid).filter(p -> !p.isZombie()).isEmpty()) return true;
-            Thread.sleep(10);
-        }
-        return false;
-    }
-
-    private static void awaitNoneMentioning(Path dir, long millis) throws InterruptedException {
-        long deadline = System.currentTimeMillis() + millis;
-        while (!ProcessLeaks.mentioning(dir).isEmpty() && System.currentTimeMillis() < deadline) {
-            Thread.sleep(10);
-        }
+    private static void awaitGone(long pid, String what) {
+        Eventually.until(Duration.ofSeconds(5), () -> LinuxProcess.read(pid).filter(p -> !p.isZombie()).isEmpty(), what);
     }
 }

@@ -2,6 +2,14 @@ package dev.ateom.virtiofsd;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ateom.fixtures.wait.Eventually;
+import dev.ateom.fixtures.wait.ProcessStatus;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
@@ -12,7 +20,7 @@ import org.junit.jupiter.api.io.TempDir;
 class ChildSpawnerTest {
 
     @TempDir
-    java.nio.file.Path dir;
+    Path dir;
 
     @Test
     void aChildForkedByAThreadThatEndsGetsItsParentDeathSignal() throws Exception {
@@ -21,11 +29,10 @@ class ChildSpawnerTest {
         Thread shortLived = Thread.ofPlatform().start(() -> {
             try {
                 child.set(new ProcessBuilder(ChildSpawner.command(List.of("sleep", "30"), true)).start());
-                Thread.sleep(300); // let setpriv call prctl while this thread is still its parent
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
+                // setpriv sets the signal and then execs sleep: once sleep runs, this thread is the parent it names
+                Eventually.until(Duration.ofSeconds(5), () -> commandLine(child.get().pid()).startsWith("sleep"), "setpriv to exec sleep");
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
         });
         shortLived.join();
@@ -37,18 +44,23 @@ class ChildSpawnerTest {
     @Test
     void aChildSpawnedThroughTheSpawnerSurvivesTheCallingThread() throws Exception {
         AtomicReference<Process> child = new AtomicReference<>();
-        Thread shortLived = Thread.ofPlatform().start(() -> {
+        Thread shortLived = Thread.ofPlatform().name("short-caller").start(() -> {
             try {
                 child.set(ChildSpawner.spawn(List.of("sleep", "30"), true, dir.resolve("sleep.log")));
-            } catch (java.io.IOException e) {
-                throw new java.io.UncheckedIOException(e);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
             }
         });
         shortLived.join();
         try {
-            assertThat(child.get().waitFor(500, TimeUnit.MILLISECONDS)).as("still running").isFalse();
+            Eventually.until(Duration.ofSeconds(5), () -> !ProcessStatus.threadExists("short-caller"), "the calling thread to end");
+            assertThat(ProcessStatus.survives(child.get().pid())).as("still running, no SIGKILL on its way").isTrue();
         } finally {
             child.get().destroyForcibly().waitFor();
         }
+    }
+
+    private static String commandLine(long pid) throws IOException {
+        return new String(Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline")), StandardCharsets.UTF_8);
     }
 }

@@ -2,6 +2,7 @@ package dev.ateom.virtiofsd;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ateom.fixtures.wait.Eventually;
 import java.io.FileOutputStream;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -84,16 +85,14 @@ class ShareLogTest {
             VirtiofsdProcess process = launcher.start(spec);
             try {
                 // virtiofsd's start-up lines alone exceed 100 bytes
-                long deadline = System.currentTimeMillis() + 5_000;
-                while (!Files.exists(run.resolve("durable.log.1")) && System.currentTimeMillis() < deadline) {
-                    Thread.sleep(20);
-                }
+                Eventually.until(Duration.ofSeconds(5), () -> Files.exists(run.resolve("durable.log.1")), "the first rotation");
                 assertThat(run.resolve("durable.log.1")).content().contains("virtiofsd");
-                Thread.sleep(100); // let another check run: whatever was written meanwhile is rotated too
+                // whatever virtiofsd wrote after the first rotation is rotated by a later check
+                Eventually.until(Duration.ofSeconds(5), () -> Files.size(spec.logFile()) <= 100, "the current log to be rotated down to 100 bytes",
+                        () -> Files.size(spec.logFile()) + " bytes");
                 String everything = read(run.resolve("durable.log.3")) + read(run.resolve("durable.log.2")) + read(run.resolve("durable.log.1")) + read(spec.logFile());
                 assertThat(everything).as("no start-up line lost")
                         .contains("Failure when trying to set the limit", "Waiting for vhost-user socket connection");
-                assertThat(Files.size(spec.logFile())).isLessThanOrEqualTo(100);
                 // virtiofsd keeps writing into the file truncated under it, from its start (O_APPEND: no hole)
                 launcher.close(); // no more rotation, so the next lines stay in the current file
                 try (VhostUserFrontend frontend = VhostUserFrontend.connect(spec.socketPath())) {

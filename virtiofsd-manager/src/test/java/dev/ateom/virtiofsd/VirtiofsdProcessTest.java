@@ -3,6 +3,8 @@ package dev.ateom.virtiofsd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ateom.fixtures.wait.Eventually;
+import dev.ateom.fixtures.wait.ProcessStatus;
 import java.io.IOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
@@ -188,13 +190,14 @@ class VirtiofsdProcessTest {
     @Test
     void startingFromAThreadThatEndsDoesNotTriggerTheParentDeathSignal() throws Exception {
         AtomicReference<VirtiofsdProcess> started = new AtomicReference<>();
-        Thread shortLived = Thread.ofPlatform().start(() -> started.set(launcher.start(spec(ShareKind.ROOTFS))));
+        Thread shortLived = Thread.ofPlatform().name("short-starter").start(() -> started.set(launcher.start(spec(ShareKind.ROOTFS))));
         shortLived.join();
-        Thread.sleep(300);
+        // once the kernel's task of the thread is gone, a parent-death signal it caused is pending or done
+        Eventually.until(Duration.ofSeconds(5), () -> !ProcessStatus.threadExists("short-starter"), "the starting thread to end");
 
         VirtiofsdProcess process = started.get();
         try {
-            assertThat(process.isAlive()).isTrue();
+            assertThat(ProcessStatus.survives(process.pid())).as("no SIGKILL on its way").isTrue();
             assertThat(process.onExit()).isNotDone();
         } finally {
             process.stop();

@@ -9,7 +9,7 @@ import java.util.Set;
  * Unset in production: the check is one lookup of an empty set.
  */
 public final class CrashPoints {
-    private static final Set<String> POINTS = parse(System.getProperty("ateom.test.crashAt", System.getenv("ATEOM_TEST_CRASH_AT")));
+    private static final Set<String> POINTS = StepPoints.parse(System.getProperty("ateom.test.crashAt", System.getenv("ATEOM_TEST_CRASH_AT")));
 
     private CrashPoints() {}
 
@@ -18,10 +18,5 @@ public final class CrashPoints {
             System.err.println("ateom: crash point " + operation + "." + step + " reached, halting");
             Runtime.getRuntime().halt(137);
         }
-    }
-
-    private static Set<String> parse(String value) {
-        if (value == null || value.isBlank()) return Set.of();
-        return Set.of(value.strip().split("\\s*,\\s*"));
     }
 }

@@ -10,11 +10,12 @@ public final class StepTimer {
     private final long start = System.nanoTime();
     private final String operation;
 
-    /** @param operation names the operation for {@link CrashPoints} ({@code create}, {@code suspend}, ...) */
+    /** @param operation names the operation for {@link CrashPoints} and {@link FailPoints} ({@code create}, {@code suspend}, ...) */
     public StepTimer(String operation) { this.operation = operation; }
 
     public <T> T step(String name, Supplier<T> work) {
         CrashPoints.before(operation, name);
+        FailPoints.before(operation, name);
         long t0 = System.nanoTime();
         try {
             return work.get();

@@ -291,18 +291,27 @@ public final class SandboxManager implements AutoCloseable {
             requireState(entry, SandboxState.Operation.DELETE, "delete");
             StepTimer timer = new StepTimer("delete");
             SandboxLayout layout = SandboxLayout.of(config, id);
+            // a delete that failed half way asked for its snapshots to go: finishing it honours that
+            boolean dropSnapshots = withSnapshots || entry.record().state() == SandboxState.DELETING
+                    && DELETE_WITH_SNAPSHOTS.equals(entry.record().lastOperation());
             // the operation name persists the request, so a restart after a crash finishes it whole
-            transition(entry, SandboxState.DELETING, withSnapshots ? DELETE_WITH_SNAPSHOTS : "delete");
-            timer.run("teardown", () -> teardown(entry, layout));
-            killLeftovers(entry.record());
-            TreeRemoval.removeRecursively(layout.runDir());
-            if (withSnapshots) {
-                for (String snapshotId : entry.record().snapshotIds()) snapshots.deleteIfPresent(snapshotId);
+            transition(entry, SandboxState.DELETING, dropSnapshots ? DELETE_WITH_SNAPSHOTS : "delete");
+            try {
+                timer.run("teardown", () -> teardown(entry, layout));
+                timer.run("leftovers", () -> killLeftovers(entry.record()));
+                timer.run("runDir", () -> TreeRemoval.removeRecursively(layout.runDir()));
+                if (dropSnapshots) {
+                    timer.run("snapshots", () -> entry.record().snapshotIds().forEach(snapshots::deleteIfPresent));
+                }
+                timer.run("record", () -> store.deleteAll(id));
+            } catch (RuntimeException e) {
+                metrics.record("delete", false, timer.elapsedSeconds());
+                throw operationFailed(entry.record(), "delete", SandboxState.DELETING, e,
+                        "the sandbox stays DELETING; repeat the delete to finish it");
             }
-            store.deleteAll(id);
             sandboxes.remove(id);
             metrics.record("delete", true, timer.elapsedSeconds());
-            LOG.log(INFO, "deleted sandbox " + id + (withSnapshots ? " and its snapshots" : ""));
+            LOG.log(INFO, "deleted sandbox " + id + (dropSnapshots ? " and its snapshots" : ""));
         }
     }
 
@@ -322,7 +331,12 @@ public final class SandboxManager implements AutoCloseable {
     private void teardown(SandboxEntry entry, SandboxLayout layout) {
         LiveVm live = entry.live();
         entry.live(null);
-        if (live == null) return;
+        if (live != null) stopLive(entry, layout, live);
+        // the restore dirs hold hard links to snapshot files an OnDemand VM faulted from: only now are they free
+        TreeRemoval.removeRecursively(layout.restoreRoot());
+    }
+
+    private void stopLive(SandboxEntry entry, SandboxLayout layout, LiveVm live) {
         closeQuietly(live.sync(), "system-info sync");
         try {
             if (live.chv() != null) {
@@ -340,8 +354,6 @@ public final class SandboxManager implements AutoCloseable {
                 LOG.log(WARNING, "stopping virtiofsd of " + layout.sandboxId() + " failed: " + e.getMessage());
             }
         }
-        // the restore dirs hold hard links to snapshot files an OnDemand VM faulted from: only now are they free
-        TreeRemoval.removeRecursively(layout.restoreRoot());
     }
 
     /** A CHV this daemon did not start (adopted after a restart): ask it to exit, then make sure. */

@@ -65,6 +65,8 @@ final class VmStarter {
         SandboxRecord record = entry.record();
         SandboxLayout.EpochLayout el = prepareEpoch(layout, epoch, rollback);
         ShareSet shares = startShares(record, layout, el, timer, rollback);
+        // the earlier restore dirs went with the earlier VMs: the root holds only this one
+        rollback.add("remove " + layout.restoreRoot(), () -> TreeRemoval.removeRecursively(layout.restoreRoot()));
         Path sourceDir = timer.step("rewrite", () -> snapshots.prepareRestore(snapshot, layout.restoreDir(epoch), socketsByTag(shares),
                 el.vsockSocket(), el.consoleLog()));
         ChvProcess chv = startChv(el, timer, rollback);

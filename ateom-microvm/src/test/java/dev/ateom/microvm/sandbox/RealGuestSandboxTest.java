@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.chv.vsock.ProbeClient;
 import dev.ateom.fixtures.guest.GuestCmdline;
 import dev.ateom.fixtures.guest.GuestImage;
+import dev.ateom.fixtures.wait.Eventually;
 import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.http.ApiJson;
 import org.junit.jupiter.api.AfterAll;
@@ -119,14 +120,8 @@ class RealGuestSandboxTest {
                 GuestCmdline.defaults().probePort(), PROBE);
     }
 
-    private static void awaitGuestFile(ProbeClient probe, String path, String expected) throws InterruptedException {
-        long deadline = System.nanoTime() + Duration.ofSeconds(15).toNanos();
-        String last = null;
-        while (System.nanoTime() < deadline) {
-            last = probe.cat(path).text();
-            if (expected.equals(last)) return;
-            Thread.sleep(100);
-        }
-        assertThat(last).as("guest view of " + path).isEqualTo(expected);
+    private static void awaitGuestFile(ProbeClient probe, String path, String expected) {
+        Eventually.until(Duration.ofSeconds(15), () -> expected.equals(probe.cat(path).text()),
+                "the guest to read '" + expected + "' from " + path, () -> "it reads '" + probe.cat(path).text() + "'");
     }
 }

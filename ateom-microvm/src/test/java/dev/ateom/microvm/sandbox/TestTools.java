@@ -3,6 +3,7 @@ package dev.ateom.microvm.sandbox;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Set;
 
 /** Where the tests find the setup script's tools and the CHV stand-in, and which processes they leaked. */
 final class TestTools {
@@ -29,8 +30,14 @@ final class TestTools {
 
     /** Descendants of this JVM that are virtiofsd or a CHV (stand-in) process. */
     static List<String> leakedChildren() {
+        return leakedChildrenBesides(Set.of());
+    }
+
+    /** {@link #leakedChildren} but for the processes {@code owned} and their own children (virtiofsd's sandbox). */
+    static List<String> leakedChildrenBesides(Set<Long> owned) {
         return ProcessHandle.current().descendants()
                 .filter(ProcessHandle::isAlive)
+                .filter(p -> !owned.contains(p.pid()) && p.parent().map(parent -> !owned.contains(parent.pid())).orElse(true))
                 .map(p -> p.pid() + " " + p.info().commandLine().orElse("?"))
                 .filter(line -> line.contains("virtiofsd") || line.contains("ChvStandIn") || line.contains("cloud-hypervisor"))
                 .toList();

@@ -2,6 +2,7 @@ package dev.ateom.microvm.systeminfo;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import dev.ateom.fixtures.wait.Eventually;
 import dev.ateom.microvm.systeminfo.source.VolumeAssembler;
 import dev.ateom.microvm.systeminfo.spec.ActorMetadataSource;
 import dev.ateom.microvm.systeminfo.spec.ActorMetadataSource.MetadataItem;
@@ -23,7 +24,6 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
-import java.util.function.BooleanSupplier;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -75,17 +75,6 @@ class SystemInfoSyncTest {
         return out;
     }
 
-    private static boolean awaitTrue(Duration deadline, BooleanSupplier condition) throws InterruptedException {
-        long end = System.nanoTime() + deadline.toNanos();
-        while (System.nanoTime() < end) {
-            if (condition.getAsBoolean()) {
-                return true;
-            }
-            Thread.sleep(2);
-        }
-        return condition.getAsBoolean();
-    }
-
     private static boolean holds(Path file, String content) {
         try {
             return Files.readString(file).equals(content);
@@ -111,8 +100,7 @@ class SystemInfoSyncTest {
                 }
                 secret.update(payload);
                 String expected = "crt-" + i;
-                assertThat(awaitTrue(Duration.ofSeconds(1), () -> holds(vol.resolve("tls.crt"), expected)))
-                        .as("update %d visible within 1 s", i).isTrue();
+                Eventually.until(Duration.ofSeconds(1), () -> holds(vol.resolve("tls.crt"), expected), "update " + i + " to be visible");
                 // one generation: the key of the same update is there too
                 assertThat(Files.readString(vol.resolve("..data/tls.key"))).isEqualTo("key-" + i);
             }
@@ -149,10 +137,10 @@ class SystemInfoSyncTest {
             Files.writeString(source.resolve("app.conf"), "v2");
             Files.writeString(root.resolve("config/..data/actor-name"), "tampered"); // and a change on the volume side
 
-            assertThat(awaitTrue(Duration.ofSeconds(5), () -> holds(root.resolve("config/app.conf"), "v2"))).isTrue();
-            assertThat(awaitTrue(Duration.ofSeconds(1), () -> holds(root.resolve("config/actor-name"), "alice"))).isTrue();
+            Eventually.until(Duration.ofSeconds(5), () -> holds(root.resolve("config/app.conf"), "v2"), "config/app.conf to hold v2");
+            Eventually.until(Duration.ofSeconds(1), () -> holds(root.resolve("config/actor-name"), "alice"), "the tampered actor-name to be repaired");
             // the repair is counted just after its commit becomes visible: wait for the count, then require exactly one
-            awaitTrue(Duration.ofSeconds(1), () -> metrics.repairs("config") >= 1);
+            Eventually.until(Duration.ofSeconds(1), () -> metrics.repairs("config") >= 1, "the repair to be counted");
             assertThat(metrics.repairs("config")).isEqualTo(1);
             assertThat(metrics.lagObservations()).as("not an event").isZero();
         }
@@ -170,7 +158,7 @@ class SystemInfoSyncTest {
         assertThat(service.watcher().watchCount()).as("closing releases every watch").isZero();
 
         Files.writeString(source.resolve("app.conf"), "v2");
-        Thread.sleep(200);
+        // close() joined the sync's thread and dropped every watch: nothing is left that could write, so no wait
         assertThat(Files.readString(root.resolve("config/app.conf"))).as("closed: no writes").isEqualTo("v1");
 
         try (SystemInfoSync sync = volumes.startSync(SandboxSystemInfoTest.ALICE)) {
@@ -190,22 +178,22 @@ class SystemInfoSyncTest {
         try (SystemInfoSync sync = volumes.startSync(SandboxSystemInfoTest.ALICE)) {
             assertThat(sync.awaitFirstPass(Duration.ofSeconds(5))).isTrue();
             KubeletStyleSource.deleteTree(secret.dir());
-            assertThat(awaitTrue(Duration.ofSeconds(2), () -> sync.failingVolumes().containsKey("sa"))).isTrue();
+            Eventually.until(Duration.ofSeconds(2), () -> sync.failingVolumes().containsKey("sa"), "volume sa to be reported failing");
             assertThat(sync.failingVolumes().get("sa")).contains("host directory " + secret.dir() + " does not exist");
             assertThat(Files.readString(root.resolve("sa/token"))).isEqualTo("t1");
 
             Files.writeString(secret.dir(), "a file where the directory was");
-            assertThat(awaitTrue(Duration.ofSeconds(2), () -> sync.failingVolumes().getOrDefault("sa", "").contains("is not a directory"))).isTrue();
+            Eventually.until(Duration.ofSeconds(2), () -> sync.failingVolumes().getOrDefault("sa", "").contains("is not a directory"), "volume sa to fail with 'is not a directory'", () -> sync.failingVolumes().toString());
             assertThat(Files.readString(root.resolve("sa/token"))).isEqualTo("t1");
 
             Files.delete(secret.dir());
             new KubeletStyleSource(secret.dir()).update(Map.of("token", "t2"));
-            assertThat(awaitTrue(Duration.ofSeconds(2), () -> holds(root.resolve("sa/token"), "t2"))).isTrue();
-            assertThat(awaitTrue(Duration.ofSeconds(1), () -> sync.failingVolumes().isEmpty())).isTrue();
+            Eventually.until(Duration.ofSeconds(2), () -> holds(root.resolve("sa/token"), "t2"), "sa/token to hold t2");
+            Eventually.until(Duration.ofSeconds(1), () -> sync.failingVolumes().isEmpty(), "no volume to be failing", () -> sync.failingVolumes().toString());
 
             // watched again after its return: a later update arrives by event, not only by retry
             new KubeletStyleSource(secret.dir()).update(Map.of("token", "t3"));
-            assertThat(awaitTrue(Duration.ofSeconds(1), () -> holds(root.resolve("sa/token"), "t3"))).isTrue();
+            Eventually.until(Duration.ofSeconds(1), () -> holds(root.resolve("sa/token"), "t3"), "sa/token to hold t3");
         }
         assertThat(service.metrics().errors("sa")).isPositive();
     }
@@ -227,9 +215,9 @@ class SystemInfoSyncTest {
         try (SystemInfoSync sync = volumes.startSync(SandboxSystemInfoTest.ALICE)) {
             assertThat(sync.awaitFirstPass(Duration.ofSeconds(10))).isTrue();
             Files.writeString(source.resolve("f2499"), "v2"); // in a subdirectory: watched too
-            assertThat(awaitTrue(Duration.ofSeconds(5), () -> holds(vol.resolve("sub/f2499"), "v2"))).isTrue();
+            Eventually.until(Duration.ofSeconds(5), () -> holds(vol.resolve("sub/f2499"), "v2"), "sub/f2499 to hold v2");
             Files.delete(source.getParent().resolve("f0"));
-            assertThat(awaitTrue(Duration.ofSeconds(5), () -> !Files.exists(vol.resolve("f0"), LinkOption.NOFOLLOW_LINKS))).isTrue();
+            Eventually.until(Duration.ofSeconds(5), () -> !Files.exists(vol.resolve("f0"), LinkOption.NOFOLLOW_LINKS), "f0 to be gone");
             assertThat(sync.failingVolumes()).isEmpty();
         }
         assertThat(visibleFiles(vol).size()).isEqualTo(2500);
@@ -260,14 +248,14 @@ class SystemInfoSyncTest {
     }
 
     private void expectFailureThenRecovery(SystemInfoSync sync, String reason, Path hostile, String next) throws Exception {
-        assertThat(awaitTrue(Duration.ofSeconds(2), () -> sync.failingVolumes().getOrDefault("config", "").contains(reason)))
-                .as("failure '%s' reported; now %s", reason, sync.failingVolumes()).isTrue();
+        Eventually.until(Duration.ofSeconds(2), () -> sync.failingVolumes().getOrDefault("config", "").contains(reason),
+                "failure '" + reason + "' to be reported", () -> sync.failingVolumes().toString());
         Path volume = root.resolve("config");
         assertThat(Files.exists(volume.resolve(hostile.getFileName()), LinkOption.NOFOLLOW_LINKS)).isFalse();
         assertThat(Files.readString(volume.resolve("app.conf"))).as("last good generation kept").isNotEqualTo(next);
         Files.delete(hostile);
         Files.writeString(hostile.resolveSibling("app.conf"), next);
-        assertThat(awaitTrue(Duration.ofSeconds(2), () -> holds(volume.resolve("app.conf"), next))).isTrue();
-        assertThat(awaitTrue(Duration.ofSeconds(1), () -> sync.failingVolumes().isEmpty())).isTrue();
+        Eventually.until(Duration.ofSeconds(2), () -> holds(volume.resolve("app.conf"), next), "app.conf to hold " + next);
+        Eventually.until(Duration.ofSeconds(1), () -> sync.failingVolumes().isEmpty(), "no volume to be failing", () -> sync.failingVolumes().toString());
     }
 }

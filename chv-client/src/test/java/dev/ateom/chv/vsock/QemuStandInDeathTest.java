@@ -10,9 +10,9 @@ import dev.ateom.chv.PayloadConfig;
 import dev.ateom.chv.VmConfig;
 import dev.ateom.fixtures.guest.GuestCmdline;
 import dev.ateom.fixtures.guest.GuestImage;
+import dev.ateom.fixtures.wait.Eventually;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.List;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
@@ -37,11 +37,7 @@ class QemuStandInDeathTest {
             assertThat(qemu).as("the stand-in runs one QEMU").hasSize(1);
 
             vmm.kill();
-            Instant deadline = Instant.now().plusSeconds(10);
-            while (qemu.getFirst().isAlive() && Instant.now().isBefore(deadline)) {
-                Thread.sleep(20);
-            }
-            assertThat(qemu.getFirst().isAlive()).as("QEMU %d outlived its stand-in", qemu.getFirst().pid()).isFalse();
+            Eventually.until(Duration.ofSeconds(10), () -> !qemu.getFirst().isAlive(), "QEMU " + qemu.getFirst().pid() + " to die with its stand-in");
         }
     }
 }

@@ -21,6 +21,7 @@ import dev.ateom.chv.VmState;
 import dev.ateom.chv.VsockConfig;
 import dev.ateom.fixtures.guest.GuestCmdline;
 import dev.ateom.fixtures.guest.GuestImage;
+import dev.ateom.fixtures.wait.Eventually;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -122,13 +123,9 @@ class QemuStandInRestoreTest {
                 Instant resumed = Instant.now();
                 String firstRead = probe.whoami().text();
                 String firstByPath = probe.cat("/run/ate/identity/name").text();
-                String held = firstRead;
-                while (!held.equals("B") && Instant.now().isBefore(resumed.plusSeconds(10))) {
-                    Thread.sleep(50);
-                    held = probe.whoami().text();
-                }
+                Eventually.until(Duration.ofSeconds(10), () -> probe.whoami().text().equals("B"), "the held descriptor to read B after restore",
+                        () -> "it reads " + probe.whoami().text());
                 long heldSeesNewMs = Duration.between(resumed, Instant.now()).toMillis();
-                assertThat(held).as("held descriptor after restore").isEqualTo("B");
                 assertThat(probe.cat("/run/ate/identity/name").text()).isEqualTo("B");
                 assertThat(probe.cat("/data/keep/before.txt").text()).isEqualTo("written before the suspend");
                 Duration behind = Duration.between(probe.time(), Instant.now());
@@ -189,13 +186,8 @@ class QemuStandInRestoreTest {
                 chv.restore(new RestoreConfig("file://" + snapshot, null, MemoryRestoreMode.Copy, true, null));
                 assertThat(chv.info().state()).isEqualTo(VmState.Running);
                 var probe = new ProbeClient(dir.resolve("vsock-3.sock"));
-                Instant deadline = Instant.now().plusSeconds(10);
-                String held = probe.pread(handle).text();
-                while (!held.equals("second") && Instant.now().isBefore(deadline)) {
-                    Thread.sleep(50);
-                    held = probe.pread(handle).text();
-                }
-                assertThat(held).isEqualTo("second");
+                Eventually.until(Duration.ofSeconds(10), () -> probe.pread(handle).text().equals("second"),
+                        "the held descriptor to read the new file", () -> "it reads " + probe.pread(handle).text());
                 chv.shutdown();
                 chv.shutdownVmm();
             }

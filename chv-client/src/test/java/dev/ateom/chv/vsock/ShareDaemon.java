@@ -1,11 +1,11 @@
 package dev.ateom.chv.vsock;
 
 import dev.ateom.fixtures.guest.GuestTools;
+import dev.ateom.fixtures.wait.Eventually;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -29,14 +29,8 @@ record ShareDaemon(String tag, Path socket, Process process) implements AutoClos
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(socket.resolveSibling(socket.getFileName() + ".log").toFile()))
                 .start();
         var daemon = new ShareDaemon(tag, socket, process);
-        Instant deadline = Instant.now().plusSeconds(10);
-        while (!Files.exists(socket)) {
-            if (!process.isAlive() || Instant.now().isAfter(deadline)) {
-                daemon.close();
-                throw new IOException("virtiofsd for " + tag + " did not create " + socket);
-            }
-            Thread.sleep(5);
-        }
+        Eventually.untilStarted(process, Duration.ofSeconds(10), () -> Files.exists(socket), "virtiofsd for " + tag + " to create " + socket,
+                () -> "");
         return daemon;
     }
 

@@ -1,10 +1,11 @@
 package dev.ateom.chv.vsock;
 
 import dev.ateom.fixtures.guest.GuestTools;
+import dev.ateom.fixtures.wait.Eventually;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.time.Instant;
+import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
 /** vhost-device-vsock for one guest: vhost-user back-end on {@code backendSocket}, hybrid vsock on {@code udsPath}. */
@@ -19,14 +20,8 @@ record VsockDaemon(Path backendSocket, Path udsPath, Process process) implements
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(backendSocket.resolveSibling("vhost-device-vsock.log").toFile()))
                 .start();
         var daemon = new VsockDaemon(backendSocket, udsPath, process);
-        Instant deadline = Instant.now().plusSeconds(10);
-        while (!Files.exists(backendSocket)) {
-            if (!process.isAlive() || Instant.now().isAfter(deadline)) {
-                daemon.close();
-                throw new IOException("vhost-device-vsock did not create " + backendSocket);
-            }
-            Thread.sleep(5);
-        }
+        Eventually.untilStarted(process, Duration.ofSeconds(10), () -> Files.exists(backendSocket),
+                "vhost-device-vsock to create " + backendSocket, () -> "");
         return daemon;
     }
 
