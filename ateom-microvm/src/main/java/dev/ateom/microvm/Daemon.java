@@ -78,7 +78,7 @@ public final class Daemon implements AutoCloseable {
             resources.add(systemInfo);
             VirtiofsdLauncher virtiofsd = tools.virtiofsdLauncher();
             if (virtiofsd != null) resources.add(virtiofsd);
-            GuestProbe probe = new dev.ateom.microvm.runtime.VsockGuestProbe();
+            GuestProbe probe = new dev.ateom.microvm.vm.VsockGuestProbe();
             sandboxes = new SandboxManager(config, new SandboxStore(config.sandboxesDir()), virtiofsd, snapshots,
                     new SystemInfoVolumes(systemInfo), probe, tools, registry);
             snapshots.protect(sandboxes::isLatestOfSuspended);

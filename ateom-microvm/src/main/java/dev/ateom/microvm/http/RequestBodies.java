@@ -1,5 +1,6 @@
 package dev.ateom.microvm.http;
 
+import dev.ateom.microvm.json.ApiJson;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;

@@ -1,5 +1,6 @@
 package dev.ateom.microvm.http;
 
+import dev.ateom.microvm.json.ApiJson;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import io.helidon.http.HeaderNames;
 import io.helidon.webserver.http.ServerResponse;

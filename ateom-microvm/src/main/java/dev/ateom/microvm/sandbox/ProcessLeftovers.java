@@ -1,6 +1,6 @@
 package dev.ateom.microvm.sandbox;
 
-import dev.ateom.microvm.runtime.SandboxLayout;
+import dev.ateom.microvm.vm.SandboxLayout;
 import dev.ateom.virtiofsd.ShareKind;
 import dev.ateom.virtiofsd.ShareOptions;
 import dev.ateom.virtiofsd.ShareSpec;

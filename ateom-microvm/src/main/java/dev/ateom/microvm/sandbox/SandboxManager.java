@@ -6,10 +6,10 @@ import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.http.ApiException;
 import dev.ateom.microvm.http.Problem;
 import dev.ateom.microvm.logging.LogContext;
-import dev.ateom.microvm.runtime.OnDemandSnapshotCompletion;
-import dev.ateom.microvm.runtime.OperationMetrics;
-import dev.ateom.microvm.runtime.SandboxLayout;
-import dev.ateom.microvm.runtime.StepTimer;
+import dev.ateom.microvm.vm.OnDemandSnapshotCompletion;
+import dev.ateom.microvm.timing.OperationMetrics;
+import dev.ateom.microvm.vm.SandboxLayout;
+import dev.ateom.microvm.timing.StepTimer;
 import dev.ateom.microvm.systeminfo.spec.ActorIdentity;
 import dev.ateom.virtiofsd.VirtiofsdLauncher;
 

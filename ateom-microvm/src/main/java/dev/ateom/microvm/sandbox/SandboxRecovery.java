@@ -1,9 +1,10 @@
 package dev.ateom.microvm.sandbox;
 
+import dev.ateom.chv.MemoryRestoreMode;
 import dev.ateom.chv.ChvClient;
 import dev.ateom.chv.ChvTimeouts;
 import dev.ateom.chv.VmState;
-import dev.ateom.microvm.runtime.SandboxLayout;
+import dev.ateom.microvm.vm.SandboxLayout;
 import dev.ateom.virtiofsd.ShareKind;
 import dev.ateom.virtiofsd.ShareOptions;
 import dev.ateom.virtiofsd.ShareProcessRecord;

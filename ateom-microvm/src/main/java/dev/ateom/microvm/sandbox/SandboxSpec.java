@@ -1,5 +1,6 @@
 package dev.ateom.microvm.sandbox;
 
+import dev.ateom.chv.MemoryRestoreMode;
 import com.fasterxml.jackson.annotation.JsonIgnore;
 import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.ateom.microvm.systeminfo.spec.SystemInfoSpec;

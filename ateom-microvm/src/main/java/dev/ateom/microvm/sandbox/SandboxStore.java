@@ -1,7 +1,7 @@
 package dev.ateom.microvm.sandbox;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import dev.ateom.microvm.http.ApiJson;
+import dev.ateom.microvm.json.ApiJson;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;

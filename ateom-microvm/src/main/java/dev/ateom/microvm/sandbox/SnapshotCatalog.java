@@ -2,7 +2,7 @@ package dev.ateom.microvm.sandbox;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.ateom.microvm.http.ApiException;
-import dev.ateom.microvm.http.ApiJson;
+import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.snapshot.ArchiveCompression;
 import dev.ateom.snapshot.DiskUsage;
 import dev.ateom.snapshot.DurableArchive;

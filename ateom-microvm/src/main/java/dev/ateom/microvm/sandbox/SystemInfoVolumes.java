@@ -1,6 +1,6 @@
 package dev.ateom.microvm.sandbox;
 
-import dev.ateom.microvm.runtime.SandboxLayout;
+import dev.ateom.microvm.vm.SandboxLayout;
 import dev.ateom.microvm.systeminfo.RegenerationReport;
 import dev.ateom.microvm.systeminfo.SystemInfoException;
 import dev.ateom.microvm.systeminfo.SystemInfoService;

@@ -1,14 +1,15 @@
 package dev.ateom.microvm.sandbox;
 
+import dev.ateom.chv.MemoryRestoreMode;
 import dev.ateom.chv.ChvLaunch;
 import dev.ateom.chv.ChvProcess;
 import dev.ateom.chv.RestoreConfig;
 import dev.ateom.chv.VmConfig;
 import dev.ateom.microvm.HostTools;
 import dev.ateom.microvm.config.DaemonConfig;
-import dev.ateom.microvm.runtime.SandboxLayout;
-import dev.ateom.microvm.runtime.StepTimer;
-import dev.ateom.microvm.runtime.VmConfigFactory;
+import dev.ateom.microvm.vm.SandboxLayout;
+import dev.ateom.microvm.timing.StepTimer;
+import dev.ateom.microvm.vm.VmConfigFactory;
 import dev.ateom.virtiofsd.ShareKind;
 import dev.ateom.virtiofsd.ShareSet;
 import dev.ateom.virtiofsd.ShareSpec;
@@ -72,7 +73,7 @@ final class VmStarter {
         ChvProcess chv = startChv(el, timer, rollback);
         saveRuntime(entry, el, epoch, chv, shares);
         MemoryRestoreMode mode = record.spec().restoreModeOrDefault();
-        RestoreConfig restore = RestoreConfig.fromDirectory(sourceDir, dev.ateom.chv.MemoryRestoreMode.valueOf(mode.name()));
+        RestoreConfig restore = RestoreConfig.fromDirectory(sourceDir, mode);
         timer.run("vmRestore", () -> chv.client().restore(restore));
         // from here the guest may write to the durable dir: it is no longer the snapshot's
         new DurableSyncMarker(layout.sandboxDir()).clear();

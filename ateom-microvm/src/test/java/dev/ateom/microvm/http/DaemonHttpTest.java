@@ -1,5 +1,6 @@
 package dev.ateom.microvm.http;
 
+import dev.ateom.microvm.json.ApiJson;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ateom.microvm.Daemon;
 import dev.ateom.microvm.config.ConfigOption;

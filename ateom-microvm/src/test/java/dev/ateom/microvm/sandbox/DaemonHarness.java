@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.microvm.Daemon;
 import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.config.DaemonConfigLoader;
-import dev.ateom.microvm.http.ApiJson;
+import dev.ateom.microvm.json.ApiJson;
 
 import java.io.IOException;
 import java.net.URI;

@@ -8,7 +8,7 @@ import dev.ateom.fixtures.guest.GuestCmdline;
 import dev.ateom.fixtures.guest.GuestImage;
 import dev.ateom.fixtures.wait.Eventually;
 import dev.ateom.microvm.config.ConfigOption;
-import dev.ateom.microvm.http.ApiJson;
+import dev.ateom.microvm.json.ApiJson;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -2,7 +2,7 @@ package dev.ateom.microvm.sandbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import dev.ateom.microvm.http.ApiJson;
+import dev.ateom.microvm.json.ApiJson;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -1,4 +1,4 @@
-package dev.ateom.microvm.http;
+package dev.ateom.microvm.json;
 
 import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.databind.DeserializationFeature;

@@ -1,4 +1,4 @@
-package dev.ateom.microvm.runtime;
+package dev.ateom.microvm.vm;
 
 import dev.ateom.snapshot.MemoryRangesCompleteness;
 import dev.ateom.snapshot.MemoryRangesOverlay;

@@ -1,4 +1,4 @@
-package dev.ateom.microvm.runtime;
+package dev.ateom.microvm.vm;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;

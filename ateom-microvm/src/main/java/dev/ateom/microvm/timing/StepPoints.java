@@ -1,4 +1,4 @@
-package dev.ateom.microvm.runtime;
+package dev.ateom.microvm.timing;
 
 import java.util.Set;
 

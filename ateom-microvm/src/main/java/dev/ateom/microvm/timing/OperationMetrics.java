@@ -1,4 +1,4 @@
-package dev.ateom.microvm.runtime;
+package dev.ateom.microvm.timing;
 
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;

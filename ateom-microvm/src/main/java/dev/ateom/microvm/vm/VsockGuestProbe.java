@@ -1,4 +1,4 @@
-package dev.ateom.microvm.runtime;
+package dev.ateom.microvm.vm;
 
 import dev.ateom.chv.vsock.ProbeClient;
 import dev.ateom.microvm.sandbox.GuestProbe;
