@@ -1,5 +1,7 @@
 package dev.ateom.microvm.http;
 
+import java.util.List;
+
 /**
  * A request the API refuses or could not serve, answered as {@code application/problem+json}.
  * {@code type} is a short slug (e.g. {@code invalid-spec}); the sandbox id and state are added when known.
@@ -10,7 +12,7 @@ public class ApiException extends RuntimeException {
     private final String title;
     private final String sandboxId;
     private final String state;
-    private final java.util.List<Problem.FieldError> errors;
+    private final List<Problem.FieldError> errors;
 
     public ApiException(int status, String type, String title, String detail) {
         this(status, type, title, detail, null, null, null);
@@ -23,36 +25,28 @@ public class ApiException extends RuntimeException {
         this.title = title;
         this.sandboxId = sandboxId;
         this.state = state;
-        this.errors = java.util.List.of();
+        this.errors = List.of();
     }
 
-    private ApiException(String detail, java.util.List<Problem.FieldError> errors) {
+    private ApiException(String detail, List<Problem.FieldError> errors) {
         super(detail);
         this.status = 400;
         this.type = "invalid-spec";
         this.title = "Invalid sandbox spec";
         this.sandboxId = null;
         this.state = null;
-        this.errors = java.util.List.copyOf(errors);
+        this.errors = List.copyOf(errors);
     }
 
     /** 400 listing every invalid field; the detail is the first one, so a reader sees a reason at once. */
-    public static ApiException invalidFields(java.util.List<Problem.FieldError> errors) {
+    public static ApiException invalidFields(List<Problem.FieldError> errors) {
         String detail = errors.getFirst().field() + ": " + errors.getFirst().reason()
                 + (errors.size() > 1 ? " (and " + (errors.size() - 1) + " more, see errors)" : "");
         return new ApiException(detail, errors);
     }
 
-    public static ApiException conflict(String sandboxId, String state, String detail) {
-        return new ApiException(409, "invalid-state", "Operation not allowed in this state", detail, sandboxId, state, null);
-    }
-
     public static ApiException badRequest(String detail) {
         return new ApiException(400, "invalid-request", "The request is invalid", detail);
-    }
-
-    public static ApiException notFound(String what, String id) {
-        return new ApiException(404, "not-found", what + " not found", what + " '" + id + "' does not exist", "sandbox".equalsIgnoreCase(what) ? id : null, null, null);
     }
 
     public int status() { return status; }
@@ -67,5 +61,5 @@ public class ApiException extends RuntimeException {
 
     public String state() { return state; }
 
-    public java.util.List<Problem.FieldError> errors() { return errors; }
+    public List<Problem.FieldError> errors() { return errors; }
 }

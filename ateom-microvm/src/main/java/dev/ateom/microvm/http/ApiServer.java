@@ -1,5 +1,6 @@
 package dev.ateom.microvm.http;
 
+import dev.ateom.microvm.sandbox.SandboxException;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.http.HttpRouting;
 import io.helidon.webserver.http.HttpService;
@@ -19,6 +20,7 @@ public final class ApiServer implements AutoCloseable {
                         req.prologue().method().text() + " " + req.path().path() + " is not part of the API (see /openapi.yaml)"),
                 req.path().path()))
                 .error(ApiException.class, (req, res, e) -> Responses.problem(res, e, req.path().path()))
+                .error(SandboxException.class, (req, res, e) -> Responses.problem(res, SandboxProblems.of(e), req.path().path()))
                 .error(Exception.class, (req, res, e) -> {
                     LOG.log(System.Logger.Level.ERROR, "unhandled error serving " + req.path().path(), e);
                     Responses.problem(res, new ApiException(500, "internal-error", "Internal error",

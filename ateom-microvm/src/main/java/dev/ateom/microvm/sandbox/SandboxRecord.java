@@ -4,12 +4,19 @@ import com.fasterxml.jackson.annotation.JsonInclude;
 import dev.ateom.microvm.systeminfo.spec.ActorIdentity;
 
 import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.function.Consumer;
 
 /**
  * Everything the daemon knows about one sandbox, written to {@code sandbox.json} atomically on every
- * transition. {@code epochs} counts boots and restores (each gets fresh socket paths); {@code lastTimingsMs} holds the step timings of the last create/suspend/resume/clone.
+ * transition. {@code epochs} counts boots and restores (each gets fresh socket paths); {@code lastTimingsMs}
+ * holds the step timings of the last create/suspend/resume/clone; {@code deleteSnapshots} is the request of a
+ * DELETING sandbox, so a delete finished after a crash or a failure takes the snapshots too if it was asked to.
+ * Every change goes through one copy ({@link #copy}), which also stamps {@code updatedAt}.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record SandboxRecord(
@@ -25,45 +32,103 @@ public record SandboxRecord(
         List<String> snapshotIds,
         VmRuntime runtime,
         int epochs,
-        String lastOperation,
+        Operation lastOperation,
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean deleteSnapshots,
         Map<String, Long> lastTimingsMs) {
 
     public SandboxRecord {
         snapshotIds = snapshotIds == null ? List.of() : List.copyOf(snapshotIds);
+        lastTimingsMs = lastTimingsMs == null ? null : Collections.unmodifiableMap(new LinkedHashMap<>(lastTimingsMs));
+    }
+
+    /** A sandbox that {@code operation} (create or clone) is about to bring up. */
+    public static SandboxRecord creating(String id, SandboxSpec spec, ActorIdentity identity, String sourceSnapshotId,
+                                         Operation operation) {
+        Instant now = Instant.now();
+        return new SandboxRecord(id, spec, identity, SandboxState.CREATING, null, now, now, sourceSnapshotId, null, List.of(), null,
+                0, operation, false, null);
     }
 
     public SandboxRecord withState(SandboxState newState) {
-        return new SandboxRecord(id, spec, identity, newState, newState == SandboxState.FAILED ? failureReason : null,
-                createdAt, Instant.now(), sourceSnapshotId, latestSnapshotId, snapshotIds, runtime, epochs, lastOperation, lastTimingsMs);
+        return copy(c -> {
+            c.state = newState;
+            if (newState != SandboxState.FAILED) c.failureReason = null;
+        });
     }
 
     public SandboxRecord failed(String reason) {
-        return new SandboxRecord(id, spec, identity, SandboxState.FAILED, reason, createdAt, Instant.now(), sourceSnapshotId,
-                latestSnapshotId, snapshotIds, runtime, epochs, lastOperation, lastTimingsMs);
+        return copy(c -> {
+            c.state = SandboxState.FAILED;
+            c.failureReason = reason;
+        });
     }
 
     public SandboxRecord withRuntime(VmRuntime newRuntime) {
-        return new SandboxRecord(id, spec, identity, state, failureReason, createdAt, Instant.now(), sourceSnapshotId,
-                latestSnapshotId, snapshotIds, newRuntime, newRuntime != null ? Math.max(epochs, newRuntime.epoch()) : epochs, lastOperation, lastTimingsMs);
+        return copy(c -> {
+            c.runtime = newRuntime;
+            if (newRuntime != null) c.epochs = Math.max(c.epochs, newRuntime.epoch());
+        });
     }
 
-    public SandboxRecord withOperation(String operation, Map<String, Long> timingsMs) {
-        return new SandboxRecord(id, spec, identity, state, failureReason, createdAt, Instant.now(), sourceSnapshotId,
-                latestSnapshotId, snapshotIds, runtime, epochs, operation, timingsMs == null ? null : java.util.Collections.unmodifiableMap(new java.util.LinkedHashMap<>(timingsMs)));
+    public SandboxRecord withOperation(Operation operation, Map<String, Long> timingsMs) {
+        return copy(c -> {
+            c.lastOperation = operation;
+            c.lastTimingsMs = timingsMs;
+        });
+    }
+
+    /** DELETING on request; a delete that finishes an earlier one keeps that one's {@code deleteSnapshots}. */
+    public SandboxRecord deleting(boolean withSnapshots) {
+        return copy(c -> {
+            c.deleteSnapshots = withSnapshots || state == SandboxState.DELETING && deleteSnapshots;
+            c.state = SandboxState.DELETING;
+            c.failureReason = null;
+            c.lastOperation = Operation.DELETE;
+        });
     }
 
     public SandboxRecord withSnapshot(String snapshotId) {
-        List<String> ids = new java.util.ArrayList<>(snapshotIds);
-        ids.add(snapshotId);
-        return new SandboxRecord(id, spec, identity, state, failureReason, createdAt, Instant.now(), sourceSnapshotId,
-                snapshotId, ids, runtime, epochs, lastOperation, lastTimingsMs);
+        return copy(c -> {
+            c.snapshotIds.add(snapshotId);
+            c.latestSnapshotId = snapshotId;
+        });
     }
 
-    public SandboxRecord withoutSnapshot(String snapshotId) {
-        List<String> ids = new java.util.ArrayList<>(snapshotIds);
-        ids.remove(snapshotId);
-        String latest = snapshotId.equals(latestSnapshotId) ? (ids.isEmpty() ? null : ids.getLast()) : latestSnapshotId;
-        return new SandboxRecord(id, spec, identity, state, failureReason, createdAt, Instant.now(), sourceSnapshotId,
-                latest, ids, runtime, epochs, lastOperation, lastTimingsMs);
+    private SandboxRecord copy(Consumer<Copy> change) {
+        Copy copy = new Copy(this);
+        change.accept(copy);
+        return copy.build();
+    }
+
+    /** The mutable stand-in of a record while one change is applied. */
+    private static final class Copy {
+        private final SandboxRecord from;
+        private SandboxState state;
+        private String failureReason;
+        private String latestSnapshotId;
+        private final List<String> snapshotIds;
+        private VmRuntime runtime;
+        private int epochs;
+        private Operation lastOperation;
+        private boolean deleteSnapshots;
+        private Map<String, Long> lastTimingsMs;
+
+        private Copy(SandboxRecord r) {
+            from = r;
+            state = r.state;
+            failureReason = r.failureReason;
+            latestSnapshotId = r.latestSnapshotId;
+            snapshotIds = new ArrayList<>(r.snapshotIds);
+            runtime = r.runtime;
+            epochs = r.epochs;
+            lastOperation = r.lastOperation;
+            deleteSnapshots = r.deleteSnapshots;
+            lastTimingsMs = r.lastTimingsMs;
+        }
+
+        private SandboxRecord build() {
+            return new SandboxRecord(from.id, from.spec, from.identity, state, failureReason, from.createdAt, Instant.now(),
+                    from.sourceSnapshotId, latestSnapshotId, snapshotIds, runtime, epochs, lastOperation, deleteSnapshots, lastTimingsMs);
+        }
     }
 }

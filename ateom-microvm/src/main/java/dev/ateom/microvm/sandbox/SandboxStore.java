@@ -1,10 +1,13 @@
 package dev.ateom.microvm.sandbox;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.microvm.json.ApiJson;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.NoSuchFileException;
@@ -15,6 +18,9 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.stream.Stream;
 
+import static java.lang.System.Logger.Level.ERROR;
+import static java.lang.System.Logger.Level.WARNING;
+
 /**
  * Sandbox records on disk: {@code <state>/sandboxes/<id>/sandbox.json}, replaced atomically
  * (temp file, fsync, rename, fsync of the directory) so a crash leaves the old or the new record, never half.
@@ -22,6 +28,7 @@ import java.util.stream.Stream;
 public final class SandboxStore {
     private static final System.Logger LOG = System.getLogger(SandboxStore.class.getName());
     private static final String RECORD = "sandbox.json";
+    private static final String LEGACY_DELETE_WITH_SNAPSHOTS = "deleteWithSnapshots";
     private final Path sandboxesDir;
     private final ObjectMapper json = ApiJson.mapper();
 
@@ -37,7 +44,7 @@ public final class SandboxStore {
             Files.createDirectories(dir);
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                     StandardOpenOption.TRUNCATE_EXISTING)) {
-                ch.write(java.nio.ByteBuffer.wrap(json.writerWithDefaultPrettyPrinter().writeValueAsBytes(record)));
+                ch.write(ByteBuffer.wrap(json.writerWithDefaultPrettyPrinter().writeValueAsBytes(record)));
                 ch.force(true);
             }
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
@@ -57,14 +64,14 @@ public final class SandboxStore {
             for (Path dir : dirs.sorted().toList()) {
                 Path file = dir.resolve(RECORD);
                 try {
-                    records.add(json.readValue(file.toFile(), SandboxRecord.class));
+                    records.add(read(file));
                 } catch (NoSuchFileException e) {
-                    LOG.log(System.Logger.Level.WARNING, "sandbox dir " + dir + " has no " + RECORD + "; leaving it alone");
+                    LOG.log(WARNING, "sandbox dir " + dir + " has no " + RECORD + "; leaving it alone");
                 } catch (IOException e) {
                     if (!Files.exists(file)) {
-                        LOG.log(System.Logger.Level.WARNING, "sandbox dir " + dir + " has no " + RECORD + "; leaving it alone");
+                        LOG.log(WARNING, "sandbox dir " + dir + " has no " + RECORD + "; leaving it alone");
                     } else {
-                        LOG.log(System.Logger.Level.ERROR, "cannot read " + file + ": " + e.getMessage());
+                        LOG.log(ERROR, "cannot read " + file + ": " + e.getMessage());
                     }
                 }
             }
@@ -72,6 +79,24 @@ public final class SandboxStore {
             throw new UncheckedIOException("cannot list " + sandboxesDir, e);
         }
         return records;
+    }
+
+    /** A record as written by this version or an earlier one (see {@link #upgrade}). */
+    SandboxRecord read(Path file) throws IOException {
+        JsonNode tree = json.readTree(file.toFile());
+        if (tree instanceof ObjectNode record) upgrade(record);
+        return json.treeToValue(tree, SandboxRecord.class);
+    }
+
+    /**
+     * Records written before the delete request had a field of its own said "delete with the snapshots" by
+     * {@code lastOperation: deleteWithSnapshots}; they still load, as a delete with {@code deleteSnapshots}.
+     * The field is written only when true, so its absence means false.
+     */
+    private static void upgrade(ObjectNode record) {
+        boolean legacyDelete = LEGACY_DELETE_WITH_SNAPSHOTS.equals(record.path("lastOperation").asText());
+        if (legacyDelete) record.put("lastOperation", Operation.DELETE.wireName());
+        record.put("deleteSnapshots", legacyDelete || record.path("deleteSnapshots").asBoolean(false));
     }
 
     public void deleteAll(String id) {

@@ -1,7 +1,6 @@
 package dev.ateom.microvm.sandbox;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
-import dev.ateom.microvm.http.ApiException;
 import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.snapshot.ArchiveCompression;
 import dev.ateom.snapshot.DiskUsage;
@@ -113,14 +112,12 @@ public final class SnapshotCatalog {
         Snapshot snapshot = get(id);
         String spec = snapshot.manifest().annotations().get(SPEC_ANNOTATION);
         if (spec == null) {
-            throw new ApiException(422, "snapshot-unusable", "Snapshot cannot be restored",
-                    "snapshot '" + id + "' has no sandbox spec (annotation " + SPEC_ANNOTATION + "); it was not made by ateom");
+            throw new SnapshotUnusableException(id, "has no sandbox spec (annotation " + SPEC_ANNOTATION + "); it was not made by ateom");
         }
         try {
             return new SnapshotHandle(id, snapshot, ApiJson.mapper().readValue(spec, SandboxSpec.class));
         } catch (JsonProcessingException e) {
-            throw new ApiException(422, "snapshot-unusable", "Snapshot cannot be restored",
-                    "snapshot '" + id + "' holds an unreadable sandbox spec: " + e.getOriginalMessage());
+            throw new SnapshotUnusableException(id, "holds an unreadable sandbox spec: " + e.getOriginalMessage());
         }
     }
 
@@ -198,8 +195,7 @@ public final class SnapshotCatalog {
     public void delete(String id, boolean force) {
         get(id);
         if (!force && protectedSnapshot.test(id)) {
-            throw new ApiException(409, "snapshot-in-use", "Snapshot in use",
-                    "snapshot '" + id + "' is the latest snapshot of a suspended sandbox, which resumes from it; delete with force=true to drop it anyway");
+            throw new SnapshotInUseException(id);
         }
         deleteIfPresent(id);
     }
@@ -228,9 +224,9 @@ public final class SnapshotCatalog {
     }
 
     private Snapshot get(String id) {
-        if (!SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches()) throw ApiException.notFound("Snapshot", id);
+        if (!SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches()) throw NotFoundException.snapshot(id);
         try {
-            return store.get(id).orElseThrow(() -> ApiException.notFound("Snapshot", id));
+            return store.get(id).orElseThrow(() -> NotFoundException.snapshot(id));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read snapshot " + id, e);
         }

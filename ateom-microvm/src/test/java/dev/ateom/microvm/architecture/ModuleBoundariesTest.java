@@ -56,6 +56,14 @@ class ModuleBoundariesTest {
     }
 
     @Test
+    void theSandboxDomainDoesNotSpeakHttp() {
+        noClasses().that().resideInAPackage("dev.ateom.microvm.sandbox..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.microvm.http..", "dev.ateom.microvm.api..", "io.helidon..")
+                .because("sandbox errors are domain exceptions, mapped to problem documents in http/ alone")
+                .check(classes);
+    }
+
+    @Test
     void theDaemonDoesNotShipTestFixtures() {
         noClasses().that().resideInAPackage("dev.ateom.microvm..")
                 .should().dependOnClassesThat().resideInAPackage("dev.ateom.fixtures..")

@@ -1,10 +1,12 @@
-package dev.ateom.microvm.sandbox;
+package dev.ateom.microvm.sandbox.operation;
 
 import java.io.IOException;
+import java.nio.ByteBuffer;
 import java.io.UncheckedIOException;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
@@ -26,7 +28,7 @@ final class DurableSyncMarker {
     Optional<String> snapshotId() {
         try {
             return Optional.of(Files.readString(file, StandardCharsets.UTF_8).strip());
-        } catch (java.nio.file.NoSuchFileException e) {
+        } catch (NoSuchFileException e) {
             return Optional.empty();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read " + file, e);
@@ -40,7 +42,7 @@ final class DurableSyncMarker {
         try {
             try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
                     StandardOpenOption.TRUNCATE_EXISTING)) {
-                ch.write(java.nio.ByteBuffer.wrap((snapshotId + "\n").getBytes(StandardCharsets.UTF_8)));
+                ch.write(ByteBuffer.wrap((snapshotId + "\n").getBytes(StandardCharsets.UTF_8)));
                 ch.force(true);
             }
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);

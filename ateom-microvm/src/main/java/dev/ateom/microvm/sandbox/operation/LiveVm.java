@@ -1,7 +1,10 @@
-package dev.ateom.microvm.sandbox;
+package dev.ateom.microvm.sandbox.operation;
 
 import dev.ateom.chv.ChvProcess;
 import dev.ateom.virtiofsd.ShareSet;
+
+import java.nio.file.Path;
+import java.util.Optional;
 
 /**
  * The in-memory handles of a sandbox whose VM exists: its CHV process, its virtiofsd shares and the
@@ -9,6 +12,6 @@ import dev.ateom.virtiofsd.ShareSet;
  * through the API socket alone. {@code onDemandSource} is the memory-ranges the VM was restored from with
  * OnDemand (it faults pages in from it), kept until the VM stops.
  */
-record LiveVm(int epoch, ChvProcess chv, ShareSet shares, AutoCloseable sync, java.util.Optional<java.nio.file.Path> onDemandSource) {
+record LiveVm(int epoch, ChvProcess chv, ShareSet shares, AutoCloseable sync, Optional<Path> onDemandSource) {
     LiveVm withSync(AutoCloseable newSync) { return new LiveVm(epoch, chv, shares, newSync, onDemandSource); }
 }

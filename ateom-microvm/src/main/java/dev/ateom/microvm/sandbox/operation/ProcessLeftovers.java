@@ -1,5 +1,7 @@
-package dev.ateom.microvm.sandbox;
+package dev.ateom.microvm.sandbox.operation;
 
+import dev.ateom.microvm.sandbox.ShareRuntime;
+import dev.ateom.microvm.sandbox.VmRuntime;
 import dev.ateom.microvm.vm.SandboxLayout;
 import dev.ateom.virtiofsd.ShareKind;
 import dev.ateom.virtiofsd.ShareOptions;
@@ -14,7 +16,13 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
+
+import static java.lang.System.Logger.Level.INFO;
+import static java.lang.System.Logger.Level.WARNING;
 
 /**
  * Kills what a sandbox's record says may still run after a crash: its virtiofsd (found by socket path
@@ -23,15 +31,19 @@ import java.util.stream.Stream;
  */
 final class ProcessLeftovers {
     private static final System.Logger LOG = System.getLogger(ProcessLeftovers.class.getName());
+    /** How long a leftover CHV gets between SIGTERM and SIGKILL. */
+    private static final Duration GRACE = Duration.ofSeconds(2);
 
     private ProcessLeftovers() {}
 
-    static void kill(VirtiofsdLauncher virtiofsd, VmRuntime runtime) {
+    /** Kills the CHV and virtiofsd a runtime record names, if they still run; nothing when there is no record. */
+    static void killRecorded(VirtiofsdLauncher virtiofsd, VmRuntime runtime) {
+        if (runtime == null) return;
         killChv(runtime);
         if (virtiofsd == null) return; // no usable virtiofsd binary: none can have been started by this daemon
         for (ShareRuntime share : runtime.shares()) {
             var killed = virtiofsd.killLeftovers(Path.of(share.socket()));
-            if (!killed.isEmpty()) LOG.log(System.Logger.Level.INFO, "killed leftover virtiofsd " + killed + " of " + share.socket());
+            if (!killed.isEmpty()) LOG.log(INFO, "killed leftover virtiofsd " + killed + " of " + share.socket());
         }
     }
 
@@ -53,7 +65,7 @@ final class ProcessLeftovers {
         } catch (NoSuchFileException e) {
             return;
         } catch (IOException e) {
-            LOG.log(System.Logger.Level.WARNING, "cannot list run dir " + runDir + " for leftover processes: " + e.getMessage());
+            LOG.log(WARNING, "cannot list run dir " + runDir + " for leftover processes: " + e.getMessage());
             return;
         }
         for (Path epoch : epochs) {
@@ -63,7 +75,7 @@ final class ProcessLeftovers {
             for (ShareKind kind : ShareKind.values()) {
                 Path socket = ShareSpec.inRunDir(sandboxId, kind, epoch, epoch, ShareOptions.DEFAULT).socketPath();
                 var killed = virtiofsd.killLeftovers(socket);
-                if (!killed.isEmpty()) LOG.log(System.Logger.Level.INFO, "killed unrecorded virtiofsd " + killed + " of " + socket);
+                if (!killed.isEmpty()) LOG.log(INFO, "killed unrecorded virtiofsd " + killed + " of " + socket);
             }
         }
     }
@@ -71,11 +83,14 @@ final class ProcessLeftovers {
     private static void stop(ProcessHandle process, String apiSocket) {
         process.destroy();
         try {
-            process.onExit().get(2, java.util.concurrent.TimeUnit.SECONDS);
-        } catch (Exception e) {
+            process.onExit().get(GRACE.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            process.destroyForcibly();
+        } catch (ExecutionException | TimeoutException e) {
             process.destroyForcibly();
         }
-        LOG.log(System.Logger.Level.INFO, "killed leftover cloud-hypervisor pid " + process.pid() + " (" + apiSocket + ")");
+        LOG.log(INFO, "killed leftover cloud-hypervisor pid " + process.pid() + " (" + apiSocket + ")");
     }
 
     /** Whether one of the process's arguments is exactly {@code argument} (a mere substring could be another path). */
@@ -101,6 +116,4 @@ final class ProcessLeftovers {
             return false;
         }
     }
-
-    static Duration grace() { return Duration.ofSeconds(2); }
 }

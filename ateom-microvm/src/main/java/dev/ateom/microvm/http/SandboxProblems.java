@@ -1,0 +1,41 @@
+package dev.ateom.microvm.http;
+
+import dev.ateom.microvm.sandbox.AlreadyExistsException;
+import dev.ateom.microvm.sandbox.BusyException;
+import dev.ateom.microvm.sandbox.HostToolsUnavailableException;
+import dev.ateom.microvm.sandbox.InvalidSpecException;
+import dev.ateom.microvm.sandbox.InvalidStateException;
+import dev.ateom.microvm.sandbox.NotFoundException;
+import dev.ateom.microvm.sandbox.OperationFailedException;
+import dev.ateom.microvm.sandbox.SandboxException;
+import dev.ateom.microvm.sandbox.SnapshotInUseException;
+import dev.ateom.microvm.sandbox.SnapshotUnusableException;
+
+/**
+ * The one place where the domain's errors become problem documents: status, type and title of each kind. The
+ * types and statuses are the API's contract (clients and the CLI's exit codes read them): change none lightly.
+ */
+public final class SandboxProblems {
+    private SandboxProblems() {}
+
+    public static ApiException of(SandboxException e) {
+        return switch (e) {
+            case NotFoundException notFound -> problem(404, "not-found", notFound.kind() + " not found", e);
+            case AlreadyExistsException exists -> problem(409, "already-exists", "Sandbox already exists", exists);
+            case InvalidSpecException invalid -> ApiException.invalidFields(invalid.violations().stream()
+                    .map(v -> new Problem.FieldError(v.field(), v.reason())).toList());
+            case InvalidStateException state -> problem(409, "invalid-state", "Operation not allowed in this state", state);
+            case BusyException busy -> problem(409, "invalid-state", "Operation not allowed in this state", busy);
+            case SnapshotUnusableException unusable -> problem(422, "snapshot-unusable", "Snapshot cannot be restored", unusable);
+            case SnapshotInUseException inUse -> problem(409, "snapshot-in-use", "Snapshot in use", inUse);
+            case HostToolsUnavailableException tools ->
+                    problem(503, "host-tools-unavailable", "A host tool sandboxes need is not available", tools);
+            case OperationFailedException failed -> problem(500, failed.operation().wireName() + "-failed",
+                    "Sandbox " + failed.operation().wireName() + " failed", failed);
+        };
+    }
+
+    private static ApiException problem(int status, String type, String title, SandboxException e) {
+        return new ApiException(status, type, title, e.detail(), e.sandboxId(), e.state() == null ? null : e.state().name(), e);
+    }
+}

@@ -1,0 +1,30 @@
+package dev.ateom.microvm.sandbox.operation;
+
+import dev.ateom.microvm.config.DaemonConfig;
+import dev.ateom.microvm.sandbox.GuestProbe;
+import dev.ateom.microvm.sandbox.Operation;
+import dev.ateom.microvm.sandbox.SandboxStore;
+import dev.ateom.microvm.sandbox.SnapshotCatalog;
+import dev.ateom.microvm.sandbox.SystemInfoVolumes;
+import dev.ateom.microvm.timing.OperationMetrics;
+import dev.ateom.microvm.timing.StepTimer;
+import dev.ateom.microvm.vm.SandboxLayout;
+import dev.ateom.virtiofsd.VirtiofsdLauncher;
+
+/**
+ * What every operation works with, handed to each instead of calling back into the manager. {@code virtiofsd}
+ * is null when the host has no usable virtiofsd (then no VM was ever started, and none is to be cleaned).
+ */
+public record OperationContext(DaemonConfig config, SandboxStore store, VmStarter vms, VirtiofsdLauncher virtiofsd,
+                               SnapshotCatalog snapshots, SystemInfoVolumes systemInfo, GuestProbe probe, OperationMetrics metrics,
+                               Transitions transitions) {
+
+    SandboxLayout layout(String sandboxId) { return SandboxLayout.of(config, sandboxId); }
+
+    /** The timer of one run of {@code operation}: every step is timed, and is a crash and a fail point. */
+    StepTimer timer(Operation operation) { return new StepTimer(operation.wireName()); }
+
+    BringUp bringUp() { return new BringUp(this); }
+
+    Teardown teardown() { return new Teardown(this); }
+}

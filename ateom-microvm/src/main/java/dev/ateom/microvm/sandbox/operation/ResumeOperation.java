@@ -1,0 +1,51 @@
+package dev.ateom.microvm.sandbox.operation;
+
+import dev.ateom.microvm.sandbox.Operation;
+import dev.ateom.microvm.sandbox.OperationResult;
+import dev.ateom.microvm.sandbox.Rollback;
+import dev.ateom.microvm.sandbox.SandboxRecord;
+import dev.ateom.microvm.sandbox.SandboxState;
+import dev.ateom.microvm.sandbox.SnapshotCatalog;
+import dev.ateom.microvm.timing.StepTimer;
+import dev.ateom.microvm.vm.SandboxLayout;
+
+import static java.lang.System.Logger.Level.INFO;
+
+/**
+ * Resume: the latest snapshot checked, the durable dir laid from its archive unless it provably is the
+ * snapshot's, system-info regenerated, then the VM restored. The snapshot is never touched, so a failure
+ * leaves the sandbox SUSPENDED and the resume can be retried.
+ */
+public final class ResumeOperation {
+    private static final System.Logger LOG = System.getLogger(ResumeOperation.class.getName());
+    private final OperationContext context;
+
+    public ResumeOperation(OperationContext context) { this.context = context; }
+
+    /** Runs on a SUSPENDED sandbox. */
+    public OperationResult run(SandboxEntry entry) {
+        SandboxRecord record = entry.record();
+        SandboxLayout layout = context.layout(record.id());
+        StepTimer timer = context.timer(Operation.RESUME);
+        Rollback rollback = new Rollback();
+        context.transitions().begin(entry, SandboxState.RESUMING, Operation.RESUME);
+        try {
+            SnapshotCatalog.SnapshotHandle snapshot = timer.step("verify", () -> context.snapshots().open(record.latestSnapshotId()));
+            DurableSyncMarker durable = new DurableSyncMarker(layout.sandboxDir());
+            if (!durable.isInSyncWith(snapshot.id())) {
+                LOG.log(INFO, "durable dir of " + record.id() + " may be newer than snapshot " + snapshot.id() + ": laying it from the archive");
+                timer.run("durable", () -> context.snapshots().replaceDurable(snapshot, layout.durableDir()));
+                durable.markInSyncWith(snapshot.id());
+            }
+            timer.run("systemInfo", () -> context.systemInfo().regenerate(layout, record.spec().systemInfoOrEmpty(), record.identity()));
+            context.bringUp().run(entry, VmSource.restore(snapshot), record.epochs() + 1, timer, rollback);
+            rollback.clear();
+            return context.transitions().finish(entry, SandboxState.RUNNING, Operation.RESUME, timer, null);
+        } catch (RuntimeException e) {
+            rollback.run(e);
+            entry.live(null);
+            throw context.transitions().returnedTo(entry, SandboxState.SUSPENDED, Operation.RESUME, timer, e,
+                    "the sandbox is still suspended; the resume can be retried");
+        }
+    }
+}

@@ -1,0 +1,90 @@
+package dev.ateom.microvm.sandbox.operation;
+
+import dev.ateom.chv.ChvClient;
+import dev.ateom.chv.VmState;
+import dev.ateom.microvm.sandbox.Operation;
+import dev.ateom.microvm.sandbox.OperationResult;
+import dev.ateom.microvm.sandbox.Rollback;
+import dev.ateom.microvm.sandbox.SandboxRecord;
+import dev.ateom.microvm.sandbox.SandboxState;
+import dev.ateom.microvm.sandbox.SnapshotCatalog;
+import dev.ateom.microvm.sandbox.VmRuntime;
+import dev.ateom.microvm.timing.StepTimer;
+import dev.ateom.microvm.vm.OnDemandSnapshotCompletion;
+import dev.ateom.microvm.vm.SandboxLayout;
+
+import java.nio.file.Path;
+
+/**
+ * Suspend: sync stopped, VM paused, CHV snapshot into a staging dir, durable archive, atomic commit, then the
+ * processes stop. Before the commit a failure undoes back to a running VM (RUNNING; FAILED only if that fails
+ * too); after it the snapshot is the sandbox and teardown problems are only logged.
+ */
+public final class SuspendOperation {
+    private final OperationContext context;
+
+    public SuspendOperation(OperationContext context) { this.context = context; }
+
+    /** Runs on a RUNNING sandbox. */
+    public OperationResult run(SandboxEntry entry) {
+        SandboxLayout layout = context.layout(entry.record().id());
+        StepTimer timer = context.timer(Operation.SUSPEND);
+        context.transitions().begin(entry, SandboxState.SUSPENDING, Operation.SUSPEND);
+        String snapshotId = capture(entry, layout, timer);
+        // Committed: from here the snapshot is the sandbox. Teardown failures are logged, never undo the commit.
+        new DurableSyncMarker(layout.sandboxDir()).markInSyncWith(snapshotId);
+        context.transitions().committed(entry, snapshotId);
+        timer.runUnfailing("teardown", () -> context.teardown().run(entry));
+        return context.transitions().finish(entry, SandboxState.SUSPENDED, Operation.SUSPEND, timer, snapshotId);
+    }
+
+    /** Everything up to the commit, undone back to a running VM if any step fails; the committed snapshot's id. */
+    private String capture(SandboxEntry entry, SandboxLayout layout, StepTimer timer) {
+        SandboxRecord record = entry.record();
+        LiveVm live = entry.live();
+        Rollback rollback = new Rollback();
+        try {
+            timer.run("stopSync", () -> Teardown.closeQuietly(live.sync(), "system-info sync of " + record.id()));
+            rollback.add("restart system-info sync", () -> entry.live(entry.live().withSync(
+                    context.systemInfo().startSync(layout, record.spec().systemInfoOrEmpty(), record.identity()))));
+            ChvClient chv = chvClient(live, record.runtime());
+            timer.run("pause", chv::pause);
+            rollback.add("resume the VM", chv::resume);
+            SnapshotCatalog.Staging staging = timer.step("stage", () -> context.snapshots().begin(record.id()));
+            rollback.add("discard staging dir", staging::discard);
+            timer.run("snapshot", () -> chv.snapshot(staging.chvDir()));
+            String chvVersion = chv.ping().version();
+            timer.run("complete", () -> OnDemandSnapshotCompletion.complete(staging.chvDir().resolve("memory-ranges"),
+                    live.onDemandSource(), chvVersion));
+            timer.run("archive", () -> staging.archiveDurable(layout.durableDir()));
+            // commit also punches holes over zero pages of memory-ranges, so the snapshot stays sparse
+            String snapshotId = timer.step("commit", () -> staging.commit(entry.record(), chvVersion));
+            rollback.clear();
+            return snapshotId;
+        } catch (RuntimeException e) {
+            // Not committed: undo back to a running VM (the snapshot, if any, is gone); FAILED only if that fails too.
+            rollback.run(e);
+            if (isRunning(entry)) {
+                throw context.transitions().returnedTo(entry, SandboxState.RUNNING, Operation.SUSPEND, timer, e,
+                        "the sandbox is still running");
+            }
+            context.teardown().run(entry);
+            throw context.transitions().failed(entry, Operation.SUSPEND, timer, e);
+        }
+    }
+
+    private static boolean isRunning(SandboxEntry entry) {
+        try {
+            return chvClient(entry.live(), entry.record().runtime()).info().state() == VmState.Running;
+        } catch (RuntimeException e) {
+            return false;
+        }
+    }
+
+    /** The client of the VM's CHV: the one this daemon started, or one on the socket of an adopted CHV. */
+    private static ChvClient chvClient(LiveVm live, VmRuntime runtime) {
+        if (live != null && live.chv() != null) return live.chv().client();
+        if (runtime == null) throw new IllegalStateException("the sandbox has no VM");
+        return new ChvClient(Path.of(runtime.apiSocket()));
+    }
+}

@@ -1,0 +1,125 @@
+package dev.ateom.microvm.sandbox.operation;
+
+import dev.ateom.chv.ChvException;
+import dev.ateom.microvm.sandbox.Operation;
+import dev.ateom.microvm.sandbox.OperationFailedException;
+import dev.ateom.microvm.sandbox.OperationResult;
+import dev.ateom.microvm.sandbox.SandboxException;
+import dev.ateom.microvm.sandbox.SandboxRecord;
+import dev.ateom.microvm.sandbox.SandboxState;
+import dev.ateom.microvm.sandbox.SandboxStore;
+import dev.ateom.microvm.timing.OperationMetrics;
+import dev.ateom.microvm.timing.StepTimer;
+
+import java.nio.file.FileSystemException;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+import static java.lang.System.Logger.Level.INFO;
+import static java.lang.System.Logger.Level.WARNING;
+
+/**
+ * The one place a sandbox's record changes: persisted first, then published to its entry, so the daemon never
+ * acts on a state a crash could forget (one exception, {@link #committed}, says why). Finishing or failing an operation also counts it and logs it here; an
+ * events stream of transitions and finished operations would be emitted from {@link #apply} and these.
+ */
+public final class Transitions {
+    private static final System.Logger LOG = System.getLogger(Transitions.class.getName());
+    private final SandboxStore store;
+    private final OperationMetrics metrics;
+
+    public Transitions(SandboxStore store, OperationMetrics metrics) {
+        this.store = store;
+        this.metrics = metrics;
+    }
+
+    /** Persists {@code updated} and makes it the entry's record. */
+    void apply(SandboxEntry entry, SandboxRecord updated) {
+        store.save(updated);
+        entry.record(updated);
+    }
+
+    /** A new sandbox (create or clone) is persisted, CREATING, before anything of it is made. */
+    void created(SandboxEntry entry) {
+        SandboxRecord record = entry.record();
+        apply(entry, record);
+        LOG.log(INFO, record.lastOperation().wireName() + " sandbox " + record.id() + " as " + record.identity().namespace() + "/"
+                + record.identity().name() + (record.sourceSnapshotId() != null ? " from snapshot " + record.sourceSnapshotId() : ""));
+    }
+
+    /** The operation starts: the sandbox enters its transitional state, keeping the last timings until new ones exist. */
+    void begin(SandboxEntry entry, SandboxState state, Operation operation) {
+        apply(entry, entry.record().withState(state).withOperation(operation, entry.record().lastTimingsMs()));
+    }
+
+    /**
+     * A suspend committed {@code snapshotId}. Only the entry learns it now; the disk learns it with the end state.
+     * Until then the record on disk stays SUSPENDING without it, which is how recovery tells a snapshot this
+     * suspend committed (in the store, not yet in the record) from the sandbox's earlier ones.
+     */
+    void committed(SandboxEntry entry, String snapshotId) {
+        entry.record(entry.record().withSnapshot(snapshotId));
+    }
+
+    /** The operation succeeded: its end state with the step timings; a sandbox that is not running has no runtime. */
+    OperationResult finish(SandboxEntry entry, SandboxState state, Operation operation, StepTimer timer, String snapshotId) {
+        Map<String, Long> timings = timer.timings();
+        SandboxRecord updated = entry.record().withState(state).withOperation(operation, timings);
+        if (state != SandboxState.RUNNING) updated = updated.withRuntime(null);
+        apply(entry, updated);
+        metrics.record(operation.wireName(), true, timer.elapsedSeconds());
+        LOG.log(INFO, operation.wireName() + " of sandbox " + updated.id() + " done in " + timings.get("total") + " ms " + timings);
+        return new OperationResult(updated, snapshotId, timings);
+    }
+
+    /** The operation failed and there is nothing to return to (create, clone): FAILED with the reason. */
+    SandboxException failed(SandboxEntry entry, Operation operation, StepTimer timer, RuntimeException cause) {
+        String reason = operation.wireName() + " failed: " + describe(cause);
+        SandboxRecord failed = entry.record().failed(reason).withOperation(operation, timer.timings()).withRuntime(null);
+        apply(entry, failed);
+        metrics.record(operation.wireName(), false, timer.elapsedSeconds());
+        LOG.log(WARNING, "sandbox " + failed.id() + " " + reason, cause);
+        if (cause instanceof SandboxException refused) return refused;
+        return new OperationFailedException(operation, failed.id(), SandboxState.FAILED, reason, cause);
+    }
+
+    /**
+     * The operation failed and the sandbox is back in {@code state} (a suspend rolled back to RUNNING, a resume to
+     * SUSPENDED, a delete stays DELETING); {@code consequence} tells the client what that means.
+     */
+    SandboxException returnedTo(SandboxEntry entry, SandboxState state, Operation operation, StepTimer timer,
+                                RuntimeException cause, String consequence) {
+        SandboxRecord record = entry.record();
+        SandboxRecord back = record.withState(state).withOperation(operation, record.lastTimingsMs());
+        // a suspended sandbox has no processes; a running or half-deleted one keeps the record of its own
+        apply(entry, state == SandboxState.SUSPENDED ? back.withRuntime(null) : back);
+        metrics.record(operation.wireName(), false, timer.elapsedSeconds());
+        if (cause instanceof SandboxException refused) return refused;
+        String detail = operation.wireName() + " failed: " + describe(cause) + "; " + consequence;
+        LOG.log(WARNING, "sandbox " + record.id() + " " + detail, cause);
+        return new OperationFailedException(operation, record.id(), state, detail, cause);
+    }
+
+    /** Recovery at start settled a sandbox: a sandbox that is not running has no processes, so no runtime either. */
+    void settle(SandboxEntry entry, SandboxRecord settled) {
+        SandboxRecord updated = settled.state() == SandboxState.RUNNING ? settled : settled.withRuntime(null);
+        apply(entry, updated);
+        LOG.log(INFO, "recovered sandbox " + updated.id() + " as " + updated.state()
+                + (updated.failureReason() != null ? ": " + updated.failureReason() : ""));
+    }
+
+    /** The messages of the cause chain, outermost first, so a problem says why and not only what. */
+    static String describe(Throwable e) {
+        List<String> parts = new ArrayList<>();
+        for (Throwable t = e; t != null && parts.size() < 6; t = t.getCause()) {
+            String message = t instanceof ChvException chv && !chv.chain().isEmpty()
+                    ? "cloud-hypervisor: " + String.join(": ", chv.chain())
+                    // file system errors carry only a path as message: the class says what happened
+                    : t instanceof FileSystemException || t.getMessage() == null ? t.toString() : t.getMessage();
+            if (!parts.contains(message)) parts.add(message);
+            if (t.getCause() == t) break;
+        }
+        return String.join(": ", parts);
+    }
+}

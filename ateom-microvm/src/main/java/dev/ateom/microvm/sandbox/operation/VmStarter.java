@@ -1,0 +1,104 @@
+package dev.ateom.microvm.sandbox.operation;
+
+import dev.ateom.chv.ChvLaunch;
+import dev.ateom.chv.ChvProcess;
+import dev.ateom.microvm.HostTools;
+import dev.ateom.microvm.config.DaemonConfig;
+import dev.ateom.microvm.sandbox.Rollback;
+import dev.ateom.microvm.sandbox.SandboxRecord;
+import dev.ateom.microvm.sandbox.ShareRuntime;
+import dev.ateom.microvm.sandbox.SnapshotCatalog;
+import dev.ateom.microvm.sandbox.TreeRemoval;
+import dev.ateom.microvm.sandbox.VmRuntime;
+import dev.ateom.microvm.vm.SandboxLayout;
+import dev.ateom.virtiofsd.ShareKind;
+import dev.ateom.virtiofsd.ShareOptions;
+import dev.ateom.virtiofsd.ShareSet;
+import dev.ateom.virtiofsd.ShareSpec;
+import dev.ateom.virtiofsd.VirtiofsdLauncher;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Starts the parts of a sandbox's VM, each registering its undo in the caller's {@link Rollback}: a fresh run dir
+ * for the epoch, the three virtiofsd, the per-restore source dir, CHV. In which order and how they are timed is
+ * {@link BringUp}'s business.
+ */
+public final class VmStarter {
+    static final Duration STOP_GRACE = Duration.ofSeconds(5);
+    /** CHV answers vmm.ping in milliseconds; a loaded host (or the JVM-based stand-in) may need far longer. */
+    private static final Duration CHV_READY_TIMEOUT = Duration.ofSeconds(30);
+
+    private final DaemonConfig config;
+    private final VirtiofsdLauncher virtiofsd;
+    private final SnapshotCatalog snapshots;
+    private final HostTools tools;
+
+    public VmStarter(DaemonConfig config, VirtiofsdLauncher virtiofsd, SnapshotCatalog snapshots, HostTools tools) {
+        this.config = config;
+        this.virtiofsd = virtiofsd;
+        this.snapshots = snapshots;
+        this.tools = tools;
+    }
+
+    /** The epoch's run dir, empty; earlier boots' dirs hold only logs by now and go, so the run dir does not grow. */
+    SandboxLayout.EpochLayout prepareEpoch(SandboxLayout layout, int epoch, Rollback rollback) {
+        SandboxLayout.EpochLayout el = layout.epoch(epoch);
+        try {
+            if (Files.isDirectory(layout.runDir())) {
+                try (var dirs = Files.list(layout.runDir())) {
+                    dirs.filter(d -> !d.equals(el.dir())).forEach(TreeRemoval::removeRecursively);
+                }
+            }
+            TreeRemoval.removeRecursively(el.dir());
+            Files.createDirectories(el.dir());
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create run dir " + el.dir(), e);
+        }
+        rollback.add("remove " + el.dir(), () -> TreeRemoval.removeRecursively(el.dir()));
+        return el;
+    }
+
+    ShareSet startShares(SandboxRecord record, SandboxLayout layout, SandboxLayout.EpochLayout el, Rollback rollback) {
+        List<ShareSpec> specs = new ArrayList<>();
+        ShareOptions options = ShareOptions.DEFAULT.withDieWithDaemon(config.childrenDieWithDaemon());
+        specs.add(ShareSpec.inRunDir(record.id(), ShareKind.ROOTFS, Path.of(record.spec().rootfs()), el.dir(), options));
+        specs.add(ShareSpec.inRunDir(record.id(), ShareKind.DURABLE, layout.durableDir(), el.dir(), options));
+        specs.add(ShareSpec.inRunDir(record.id(), ShareKind.SYSTEM_INFO, layout.systemInfoDir(), el.dir(), options));
+        ShareSet shares = ShareSet.start(virtiofsd, specs);
+        rollback.add("stop virtiofsd", shares::stop);
+        return shares;
+    }
+
+    /** CHV's restore source for this epoch: the snapshot's config rewritten for these sockets, state and memory linked. */
+    Path prepareRestoreDir(SnapshotCatalog.SnapshotHandle snapshot, SandboxLayout layout, int epoch, SandboxLayout.EpochLayout el,
+                           ShareSet shares, Rollback rollback) {
+        // the earlier restore dirs went with the earlier VMs: the root holds only this one
+        rollback.add("remove " + layout.restoreRoot(), () -> TreeRemoval.removeRecursively(layout.restoreRoot()));
+        return snapshots.prepareRestore(snapshot, layout.restoreDir(epoch), shares.socketsByTag(), el.vsockSocket(), el.consoleLog());
+    }
+
+    ChvProcess startChv(SandboxLayout.EpochLayout el, Rollback rollback) {
+        ChvLaunch launch = new ChvLaunch(tools.hypervisor().resolved().orElseThrow(), el.apiSocket(), el.chvLog(), el.chvOutput(), 1,
+                CHV_READY_TIMEOUT, Map.of()).withDieWithDaemon(config.childrenDieWithDaemon());
+        ChvProcess chv = ChvProcess.start(launch);
+        rollback.add("stop cloud-hypervisor", () -> chv.stop(STOP_GRACE));
+        return chv;
+    }
+
+    /** What a restarted daemon needs to find (and adopt or kill) these processes. */
+    static VmRuntime runtimeOf(SandboxLayout.EpochLayout el, int epoch, ChvProcess chv, ShareSet shares) {
+        List<ShareRuntime> shareRuntimes = new ArrayList<>();
+        shares.processes().forEach((kind, p) -> shareRuntimes.add(new ShareRuntime(kind.name(), kind.tag(), p.pid(),
+                p.socketPath().toString(), p.spec().sharedDir().toString(), p.logFile().toString())));
+        return new VmRuntime(el.dir().getParent().toString(), epoch, chv.pid(), el.apiSocket().toString(),
+                el.vsockSocket().toString(), el.consoleLog().toString(), el.chvLog().toString(), shareRuntimes);
+    }
+}
