@@ -1,5 +1,7 @@
 package dev.ateom.chv;
 
+import dev.ateom.process.ChildLauncher;
+import dev.ateom.process.ParentDeathSignalUnavailableException;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -8,12 +10,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.ExecutorService;
-import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
@@ -21,25 +19,12 @@ import java.util.concurrent.TimeoutException;
  * One running Cloud Hypervisor process: started with {@code --api-socket}, ready once {@code vmm.ping}
  * answers, stopped gracefully ({@code vmm.shutdown}) or killed.
  *
- * <p>Children die with the daemon: each is started through {@code setpriv --pdeathsig KILL} (when
- * available) from one long-lived launcher thread — the death signal follows the thread that forked, so a
- * short-lived request thread must not be the parent — and a JVM shutdown hook kills those still running.
- * A launch with {@link ChvLaunch#dieWithDaemon()} false gets neither: that CHV outlives the daemon on purpose.
+ * <p>Children die with the daemon: {@link ChildLauncher} starts each behind a parent-death signal, or refuses
+ * to start it when the signal cannot be had. A launch with {@link ChvLaunch#dieWithDaemon()} false outlives the
+ * daemon on purpose, for a restarted daemon to adopt.
  */
 public final class ChvProcess implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ChvProcess.class.getName());
-    private static final Path SETPRIV = Path.of("/usr/bin/setpriv");
-    private static final Set<Process> LIVE = ConcurrentHashMap.newKeySet();
-    /** The only thread that forks CHV processes; never exits (see class comment). */
-    private static final ExecutorService LAUNCHER = Executors.newSingleThreadExecutor(r -> {
-        Thread thread = new Thread(r, "chv-launcher");
-        thread.setDaemon(true);
-        return thread;
-    });
-
-    static {
-        Runtime.getRuntime().addShutdownHook(new Thread(() -> LIVE.forEach(Process::destroyForcibly), "chv-reaper"));
-    }
 
     private final ChvLaunch launch;
     private final Process process;
@@ -59,13 +44,11 @@ public final class ChvProcess implements AutoCloseable {
         String what = "start " + launch.binary() + " --api-socket " + launch.apiSocket();
         checkLaunchable(what, launch);
         Process process = fork(what, launch);
-        if (launch.dieWithDaemon()) LIVE.add(process);
         var client = new ChvClient(launch.apiSocket());
         try {
             awaitReady(what, launch, process, client);
         } catch (RuntimeException e) {
             process.destroyForcibly();
-            LIVE.remove(process);
             client.close();
             throw e;
         }
@@ -90,9 +73,6 @@ public final class ChvProcess implements AutoCloseable {
 
     private static Process fork(String what, ChvLaunch launch) {
         List<String> command = new ArrayList<>();
-        if (launch.dieWithDaemon() && Files.isExecutable(SETPRIV)) {
-            command.addAll(List.of(SETPRIV.toString(), "--pdeathsig", "KILL", "--"));
-        }
         command.add(launch.binary().toString());
         command.addAll(List.of("--api-socket", launch.apiSocket().toString()));
         for (int i = 0; i < launch.verbosity(); i++) {
@@ -106,12 +86,9 @@ public final class ChvProcess implements AutoCloseable {
                 : ProcessBuilder.Redirect.appendTo(launch.outputFile().toFile()));
         builder.environment().putAll(launch.environment());
         try {
-            return LAUNCHER.submit(builder::start).get();
-        } catch (ExecutionException e) {
-            throw new ChvTransportException(what, "cannot start: " + e.getCause().getMessage(), e.getCause());
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new ChvTransportException(what, "interrupted while starting", e);
+            return ChildLauncher.start(builder, launch.dieWithDaemon());
+        } catch (IOException | ParentDeathSignalUnavailableException e) {
+            throw new ChvTransportException(what, "cannot start: " + e.getMessage(), e);
         }
     }
 
@@ -175,7 +152,6 @@ public final class ChvProcess implements AutoCloseable {
     public Optional<Integer> awaitExit(Duration timeout) {
         try {
             if (process.waitFor(timeout.toMillis(), TimeUnit.MILLISECONDS)) {
-                LIVE.remove(process);
                 return Optional.of(process.exitValue());
             }
             return Optional.empty();
@@ -200,7 +176,6 @@ public final class ChvProcess implements AutoCloseable {
         } catch (ExecutionException | TimeoutException e) {
             LOG.log(System.Logger.Level.WARNING, "CHV pid {0} did not exit after SIGKILL: {1}", String.valueOf(process.pid()), e.toString());
         }
-        LIVE.remove(process);
         client.close();
     }
 

@@ -1,5 +1,6 @@
 package dev.ateom.virtiofsd;
 
+import dev.ateom.process.ChildLauncher;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -86,7 +87,8 @@ public record VirtiofsdBinary(Path path, String version, Set<String> flags, Stri
     private static String run(Path binary, String argument) {
         Process process;
         try {
-            process = new ProcessBuilder(List.of(binary.toString(), argument)).redirectErrorStream(true).start();
+            // a one-shot probe: it need not die with the daemon, but the one launcher starts it all the same
+            process = ChildLauncher.start(new ProcessBuilder(List.of(binary.toString(), argument)).redirectErrorStream(true), false);
         } catch (IOException e) {
             throw new UnsupportedVirtiofsdException("cannot run " + binary + " " + argument + ": " + e.getMessage(), e);
         }

@@ -1,5 +1,8 @@
 package dev.ateom.virtiofsd;
 
+import dev.ateom.process.ChildLauncher;
+import dev.ateom.process.ParentDeathSignalUnavailableException;
+import java.io.File;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Files;
@@ -74,7 +77,11 @@ public final class VirtiofsdLauncher implements AutoCloseable {
 
     /** The exact command line {@link #start} executes for this share (setpriv wrapper included when it applies). */
     public List<String> commandLine(ShareSpec spec) {
-        return ChildSpawner.command(VirtiofsdArgv.of(binary.path(), spec), spec.options().dieWithDaemon());
+        try {
+            return ChildLauncher.command(VirtiofsdArgv.of(binary.path(), spec), spec.options().dieWithDaemon());
+        } catch (ParentDeathSignalUnavailableException e) {
+            throw new VirtiofsdException(spec.describe() + ": " + e.getMessage(), e);
+        }
     }
 
     /** Processes started or adopted by this launcher that have not exited yet. */
@@ -96,8 +103,11 @@ public final class VirtiofsdLauncher implements AutoCloseable {
         String logMarker = log.mark("starting " + spec.describe() + ": " + String.join(" ", argv));
         Process child;
         try {
-            child = ChildSpawner.spawn(argv, spec.options().dieWithDaemon(), spec.logFile());
-        } catch (IOException e) {
+            child = ChildLauncher.start(new ProcessBuilder(argv)
+                    .redirectInput(ProcessBuilder.Redirect.from(new File("/dev/null")))
+                    .redirectOutput(ProcessBuilder.Redirect.appendTo(spec.logFile().toFile()))
+                    .redirectErrorStream(true), spec.options().dieWithDaemon());
+        } catch (IOException | ParentDeathSignalUnavailableException e) {
             throw new VirtiofsdException(spec.describe() + ": cannot start " + binary.path() + ": " + e.getMessage(), e);
         }
         long startTicks = LinuxProcess.read(child.pid()).map(LinuxProcess::startTicks).orElse(0L);

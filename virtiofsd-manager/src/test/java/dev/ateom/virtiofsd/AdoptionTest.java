@@ -4,11 +4,13 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ateom.fixtures.wait.Eventually;
+import dev.ateom.process.ChildLauncher;
 import dev.ateom.fixtures.wait.ProcessStatus;
 import java.io.BufferedReader;
 import java.io.File;
 import java.io.IOException;
 import java.io.InputStreamReader;
+import java.net.URISyntaxException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -261,7 +263,7 @@ class AdoptionTest {
     private Process startDaemonStandIn(boolean dieWithDaemon) throws IOException {
         String java = ProcessHandle.current().info().command().orElseThrow();
         String classpath = String.join(File.pathSeparator,
-                codeSource(VirtiofsdProcess.class), codeSource(DaemonStandIn.class));
+                codeSource(VirtiofsdProcess.class), codeSource(ChildLauncher.class), codeSource(DaemonStandIn.class));
         return new ProcessBuilder(java, "-cp", classpath, "-Xshare:auto", "-XX:TieredStopAtLevel=1",
                 DaemonStandIn.class.getName(), TestVirtiofsd.binaryPath().toString(), shared.toString(), run.toString(),
                 Boolean.toString(dieWithDaemon))
@@ -272,7 +274,7 @@ class AdoptionTest {
     private static String codeSource(Class<?> type) {
         try {
             return Path.of(type.getProtectionDomain().getCodeSource().getLocation().toURI()).toString();
-        } catch (java.net.URISyntaxException e) {
+        } catch (URISyntaxException e) {
             throw new IllegalStateException(e);
         }
     }

@@ -9,7 +9,10 @@ import org.junit.jupiter.api.Test;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The module table of DESIGN.md: libraries never use the daemon, and the three libraries never use each other. */
+/**
+ * The module table of DESIGN.md: libraries never use the daemon, the three libraries never use each other, and
+ * child-process, which two of them share, uses none of them.
+ */
 class ModuleBoundariesTest {
     private static JavaClasses classes;
 
@@ -22,15 +25,33 @@ class ModuleBoundariesTest {
 
     @Test
     void everyModuleIsOnTheClasspath() {
-        for (String pkg : new String[] {"dev.ateom.chv", "dev.ateom.virtiofsd", "dev.ateom.snapshot", "dev.ateom.fixtures", "dev.ateom.microvm"}) {
+        for (String pkg : new String[] {"dev.ateom.process", "dev.ateom.chv", "dev.ateom.virtiofsd", "dev.ateom.snapshot", "dev.ateom.fixtures",
+                "dev.ateom.microvm"}) {
             assertThat(classes.stream().anyMatch(c -> c.getPackageName().startsWith(pkg))).as(pkg).isTrue();
         }
     }
 
     @Test
     void librariesNeverDependOnTheDaemon() {
-        noClasses().that().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.snapshot..", "dev.ateom.fixtures..")
+        noClasses().that().resideInAnyPackage("dev.ateom.process..", "dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.snapshot..",
+                        "dev.ateom.fixtures..")
                 .should().dependOnClassesThat().resideInAPackage("dev.ateom.microvm..")
+                .check(classes);
+    }
+
+    @Test
+    void theChildLauncherIsTheFloorEveryoneStandsOn() {
+        noClasses().that().resideInAPackage("dev.ateom.process..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.snapshot..",
+                        "dev.ateom.fixtures..")
+                .check(classes);
+    }
+
+    @Test
+    void onlyTheChildLauncherForksChildren() {
+        noClasses().that().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.microvm..")
+                .should().callMethod(ProcessBuilder.class, "start")
+                .because("children that must die with the daemon are started by dev.ateom.process.ChildLauncher alone")
                 .check(classes);
     }
 

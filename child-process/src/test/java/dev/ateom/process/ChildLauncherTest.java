@@ -1,6 +1,7 @@
-package dev.ateom.virtiofsd;
+package dev.ateom.process;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ateom.fixtures.wait.Eventually;
 import dev.ateom.fixtures.wait.ProcessStatus;
@@ -16,8 +17,8 @@ import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Why every spawn goes through one long-lived thread: the parent-death signal follows the forking thread. */
-class ChildSpawnerTest {
+/** Why every start goes through one long-lived thread (the parent-death signal follows the forking thread), and the one policy. */
+class ChildLauncherTest {
 
     @TempDir
     Path dir;
@@ -28,7 +29,7 @@ class ChildSpawnerTest {
         AtomicReference<Process> child = new AtomicReference<>();
         Thread shortLived = Thread.ofPlatform().start(() -> {
             try {
-                child.set(new ProcessBuilder(ChildSpawner.command(List.of("sleep", "30"), true)).start());
+                child.set(new ProcessBuilder(ChildLauncher.command(List.of("sleep", "30"), true)).start());
                 // setpriv sets the signal and then execs sleep: once sleep runs, this thread is the parent it names
                 Eventually.until(Duration.ofSeconds(5), () -> commandLine(child.get().pid()).startsWith("sleep"), "setpriv to exec sleep");
             } catch (IOException e) {
@@ -42,11 +43,11 @@ class ChildSpawnerTest {
     }
 
     @Test
-    void aChildSpawnedThroughTheSpawnerSurvivesTheCallingThread() throws Exception {
+    void aChildStartedThroughTheLauncherSurvivesTheCallingThread() throws Exception {
         AtomicReference<Process> child = new AtomicReference<>();
         Thread shortLived = Thread.ofPlatform().name("short-caller").start(() -> {
             try {
-                child.set(ChildSpawner.spawn(List.of("sleep", "30"), true, dir.resolve("sleep.log")));
+                child.set(ChildLauncher.start(new ProcessBuilder("sleep", "30").redirectOutput(dir.resolve("sleep.log").toFile()), true));
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -58,6 +59,15 @@ class ChildSpawnerTest {
         } finally {
             child.get().destroyForcibly().waitFor();
         }
+    }
+
+    @Test
+    void aChildThatMustDieWithTheDaemonIsNotStartedWhenNothingCanMakeItSo() {
+        assertThat(ChildLauncher.command(List.of("sleep", "1"), false, dir.resolve("no-setpriv"))).containsExactly("sleep", "1");
+        assertThatThrownBy(() -> ChildLauncher.command(List.of("sleep", "1"), true, dir.resolve("no-setpriv")))
+                .isInstanceOf(ParentDeathSignalUnavailableException.class).hasMessageContaining("no-setpriv");
+        assertThat(ChildLauncher.command(List.of("sleep", "1"), true)).containsExactly("/usr/bin/setpriv", "--pdeathsig", "SIGKILL", "--",
+                "sleep", "1");
     }
 
     private static String commandLine(long pid) throws IOException {

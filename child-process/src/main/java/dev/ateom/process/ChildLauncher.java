@@ -1,0 +1,83 @@
+package dev.ateom.process;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+
+/**
+ * The one owner of the daemon's children (CHV and virtiofsd): starts them, and binds those that must die with
+ * the daemon to it. One policy: a child asked to die with the daemon is started that way or not at all.
+ *
+ * <p>Java cannot run code between fork and exec, so the signal is set by {@code setpriv --pdeathsig SIGKILL}
+ * (util-linux, in every Debian base system), which calls {@code prctl(PR_SET_PDEATHSIG)} and execs the real
+ * program under the same pid. The kernel sends that signal when the <em>thread</em> that forked the child ends,
+ * not the process: spawning from a pool or virtual-thread carrier that later retires would kill the child. So
+ * every start runs on one platform thread that lives as long as the JVM; its end, with the JVM's, is what kills
+ * the children (a clean stop first suspends the sandboxes, then exits).
+ */
+public final class ChildLauncher {
+    /** Where util-linux installs setpriv. */
+    public static final Path SETPRIV = Path.of("/usr/bin/setpriv");
+
+    private static final ExecutorService LAUNCH_THREAD = Executors.newSingleThreadExecutor(task -> {
+        Thread thread = new Thread(task, "ateom-child-launcher");
+        thread.setDaemon(true);
+        return thread;
+    });
+
+    private ChildLauncher() {}
+
+    /**
+     * The argv actually executed: the program's argv, behind setpriv when it must die with this JVM.
+     *
+     * @throws ParentDeathSignalUnavailableException when it must and setpriv is missing
+     */
+    public static List<String> command(List<String> argv, boolean dieWithDaemon) {
+        return command(argv, dieWithDaemon, SETPRIV);
+    }
+
+    static List<String> command(List<String> argv, boolean dieWithDaemon, Path setpriv) {
+        if (!dieWithDaemon) return List.copyOf(argv);
+        if (!Files.isExecutable(setpriv)) throw new ParentDeathSignalUnavailableException(argv.getFirst(), setpriv);
+        List<String> wrapped = new ArrayList<>(List.of(setpriv.toString(), "--pdeathsig", "SIGKILL", "--"));
+        wrapped.addAll(argv);
+        return wrapped;
+    }
+
+    /**
+     * Starts {@code builder}'s command (redirections and environment as set on it) from the launch thread,
+     * behind setpriv when it must die with this JVM.
+     *
+     * @throws IOException the program could not be executed
+     * @throws ParentDeathSignalUnavailableException it must die with the daemon and cannot
+     */
+    public static Process start(ProcessBuilder builder, boolean dieWithDaemon) throws IOException {
+        List<String> argv = builder.command();
+        builder.command(command(argv, dieWithDaemon));
+        CompletableFuture<Process> started = CompletableFuture.supplyAsync(() -> {
+            try {
+                return builder.start();
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+        }, LAUNCH_THREAD);
+        try {
+            return started.get();
+        } catch (ExecutionException e) {
+            if (e.getCause() instanceof UncheckedIOException io) throw io.getCause();
+            throw new IOException("cannot start " + argv.getFirst() + ": " + e.getCause(), e.getCause());
+        } catch (InterruptedException e) {
+            // the start still completes on the launch thread; the caller learns nothing of it, so kill it
+            started.thenAccept(Process::destroyForcibly);
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while starting " + argv.getFirst(), e);
+        }
+    }
+}
