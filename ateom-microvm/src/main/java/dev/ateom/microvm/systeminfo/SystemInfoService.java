@@ -20,6 +20,7 @@ public final class SystemInfoService implements AutoCloseable {
         this.settings = settings;
         this.metrics = new SystemInfoMetrics(registry);
         this.watcher = new SourceWatcher();
+        watcher.start();
     }
 
     /**

@@ -37,8 +37,6 @@ public final class SystemInfoSync implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(SystemInfoSync.class.getName());
     private static final int ATTEMPTS = 3;
 
-    private enum Reason { EVENT, RETRY, RECONCILE }
-
     private final String sandboxId;
     private final ActorIdentity identity;
     private final VolumeAssembler assembler;
@@ -79,7 +77,7 @@ public final class SystemInfoSync implements AutoCloseable {
                 loop = Thread.ofVirtual().unstarted(() -> { });
                 return;
             }
-            loop = Thread.ofVirtual().name("systeminfo-sync-" + sandboxId).start(this::run);
+            loop = Thread.ofVirtual().name("ateom-sync-" + sandboxId).start(this::run);
         } finally {
             lock.unlock();
         }
@@ -157,53 +155,19 @@ public final class SystemInfoSync implements AutoCloseable {
         }
     }
 
+    /** Plans ({@link SyncPlanner}), waits until something is due, syncs it; until closed. */
     private void run() {
         long nextReconcile = System.nanoTime() + settings.reconcileInterval().toNanos();
         while (true) {
-            Map<VolumeState, Task> due = new LinkedHashMap<>();
-            lock.lock();
+            SyncPlanner.Plan<VolumeState> plan;
             try {
-                while (!closed) {
-                    long now = System.nanoTime();
-                    if (reconcileRequested || now - nextReconcile >= 0) {
-                        reconcileRequested = false;
-                        nextReconcile = now + settings.reconcileInterval().toNanos();
-                        volumes.forEach(v -> due.put(v, new Task(Reason.RECONCILE, v.dirtySince)));
-                    }
-                    long wakeAt = nextReconcile;
-                    for (VolumeState v : volumes) {
-                        if (v.dirtySince != 0) {
-                            long at = v.dirtySince + settings.coalesceWindow().toNanos();
-                            if (now - at >= 0) {
-                                due.putIfAbsent(v, new Task(Reason.EVENT, v.dirtySince));
-                            } else {
-                                wakeAt = earlier(wakeAt, at);
-                            }
-                        }
-                        if (v.failure != null || v.unwatched) {
-                            if (now - v.nextRetry >= 0) {
-                                due.putIfAbsent(v, new Task(Reason.RETRY, v.dirtySince));
-                            } else {
-                                wakeAt = earlier(wakeAt, v.nextRetry);
-                            }
-                        }
-                    }
-                    if (!due.isEmpty()) {
-                        // events from here on mark the volume again: they may be newer than the read below
-                        due.keySet().forEach(v -> v.dirtySince = 0);
-                        break;
-                    }
-                    wake.awaitNanos(Math.max(wakeAt - now, TimeUnit.MILLISECONDS.toNanos(1)));
-                }
-                if (closed) {
-                    return;
-                }
+                plan = awaitDue(nextReconcile);
             } catch (InterruptedException e) {
                 return;
-            } finally {
-                lock.unlock();
             }
-            for (var task : due.entrySet()) {
+            if (plan == null) return;
+            nextReconcile = plan.nextReconcile();
+            for (var task : plan.due().entrySet()) {
                 if (closed) {
                     return; // the VM is about to be saved: leave the rest for the next sync's first pass
                 }
@@ -213,13 +177,32 @@ public final class SystemInfoSync implements AutoCloseable {
         }
     }
 
-    private static long earlier(long a, long b) {
-        return a - b <= 0 ? a : b;
+    /** The next plan with something due, or null once closed. */
+    private SyncPlanner.Plan<VolumeState> awaitDue(long nextReconcile) throws InterruptedException {
+        lock.lock();
+        try {
+            while (!closed) {
+                long now = System.nanoTime();
+                Map<VolumeState, SyncPlanner.Marks> marks = new LinkedHashMap<>();
+                volumes.forEach(v -> marks.put(v, new SyncPlanner.Marks(v.dirtySince, v.failure != null || v.unwatched, v.nextRetry)));
+                SyncPlanner.Plan<VolumeState> plan = SyncPlanner.plan(now, reconcileRequested, nextReconcile, marks,
+                        settings.coalesceWindow(), settings.reconcileInterval());
+                if (plan.reconciles()) reconcileRequested = false;
+                nextReconcile = plan.nextReconcile();
+                if (!plan.due().isEmpty()) {
+                    // events from here on mark the volume again: they may be newer than the read below
+                    plan.due().keySet().forEach(v -> v.dirtySince = 0);
+                    return plan;
+                }
+                wake.awaitNanos(Math.max(plan.wakeAt() - now, TimeUnit.MILLISECONDS.toNanos(1)));
+            }
+            return null;
+        } finally {
+            lock.unlock();
+        }
     }
 
-    private record Task(Reason reason, long observedAt) {}
-
-    private void sync(VolumeState volume, Task task) {
+    private void sync(VolumeState volume, SyncPlanner.Task task) {
         Exception last = null;
         for (int attempt = 1; attempt <= ATTEMPTS; attempt++) {
             try {
@@ -233,7 +216,7 @@ public final class SystemInfoSync implements AutoCloseable {
         failed(volume, last);
     }
 
-    private void syncOnce(VolumeState volume, Task task) throws SourceException, IOException {
+    private void syncOnce(VolumeState volume, SyncPlanner.Task task) throws SourceException, IOException {
         // watch before reading, so a change made while reading is not missed
         volume.watch.watch(volume.watchDirs);
         VolumeAssembler.Assembly assembly = assembler.assemble(volume.spec, identity, Optional.empty());
@@ -246,7 +229,7 @@ public final class SystemInfoSync implements AutoCloseable {
             throw new SourceException(assembly.failures().getFirst().toString());
         }
         String digest = ContentDigest.of(assembly.content());
-        boolean checkDisk = task.reason() == Reason.RECONCILE || volume.lastDigest == null;
+        boolean checkDisk = task.reason() == SyncPlanner.Reason.RECONCILE || volume.lastDigest == null;
         boolean upToDate = checkDisk ? volume.writer.holds(assembly.content(), digest) : digest.equals(volume.lastDigest);
         if (!upToDate) {
             volume.writer.commitWhileRunning(assembly.content());
@@ -254,7 +237,7 @@ public final class SystemInfoSync implements AutoCloseable {
             if (task.observedAt() != 0) {
                 metrics.observeLag((System.nanoTime() - task.observedAt()) / 1e9);
             }
-            if (task.reason() == Reason.RECONCILE && task.observedAt() == 0) { // with an event pending it is no repair
+            if (task.reason() == SyncPlanner.Reason.RECONCILE && task.observedAt() == 0) { // with an event pending it is no repair
                 metrics.repaired(volume.spec.name());
                 LOG.log(System.Logger.Level.INFO, "sandbox {0} volume {1}: reconciliation repaired a difference from its source",
                         sandboxId, volume.spec.name());

@@ -129,6 +129,7 @@ class SystemInfoSyncTest {
         volumes.writeAll(SandboxSystemInfoTest.ALICE);
         SystemInfoMetrics metrics = new SystemInfoMetrics(new PrometheusRegistry());
         SourceWatcher watcher = new SourceWatcher();
+        watcher.start();
         try (SystemInfoSync sync = new SystemInfoSync("s1", Map.of(config, volumes.writer(config)), SandboxSystemInfoTest.ALICE,
                 new VolumeAssembler(settings.limits()), watcher, settings, metrics)) {
             sync.start();

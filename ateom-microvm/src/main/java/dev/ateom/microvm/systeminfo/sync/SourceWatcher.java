@@ -12,6 +12,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicReference;
 
 /**
  * One inotify instance for the whole daemon (the JDK's Linux WatchService), shared by every
@@ -19,17 +20,30 @@ import java.util.Set;
  * Each {@link Handle} watches a set of directories and is told "something changed" — the sync
  * re-reads its source, so which file changed does not matter. A directory that is deleted or
  * replaced also notifies (its watch is gone; the handle re-watches once it is back).
+ *
+ * <p>Its thread runs from {@link #start} to {@link #close}; both may be called more than once, from any thread
+ * (a state moved by compare-and-set, as ZooKeeper's FileChangeWatcher does).
  */
 public final class SourceWatcher implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(SourceWatcher.class.getName());
 
+    private enum State { NEW, RUNNING, STOPPED }
+
     private final WatchService service;
-    private final Thread thread;
+    private final AtomicReference<State> state = new AtomicReference<>(State.NEW);
+    private volatile Thread thread;
     private final Map<WatchKey, Set<Handle>> handlesByKey = new HashMap<>();
 
+    /** A watcher that registers watches at once and delivers events once {@link #start started}. */
     public SourceWatcher() throws IOException {
         this.service = FileSystems.getDefault().newWatchService();
-        this.thread = Thread.ofPlatform().daemon().name("systeminfo-watcher").start(this::run);
+    }
+
+    /** Starts delivering events on the watcher's thread; a second call, or one after {@link #close}, does nothing. */
+    public void start() {
+        if (state.compareAndSet(State.NEW, State.RUNNING)) {
+            thread = Thread.ofPlatform().daemon().name("ateom-systeminfo-watcher").start(this::run);
+        }
     }
 
     /** A new handle that calls {@code onChange} (on the watcher's thread; keep it short) after changes. */
@@ -68,11 +82,16 @@ public final class SourceWatcher implements AutoCloseable {
         }
     }
 
+    /** Stops the thread and drops every watch; idempotent. */
     @Override
     public void close() throws IOException {
+        State before = state.getAndSet(State.STOPPED);
+        if (before == State.STOPPED) return;
         service.close();
+        Thread running = thread;
+        if (running == null) return;
         try {
-            thread.join(5_000);
+            running.join(5_000);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -22,6 +22,7 @@ class SourceWatcherTest {
         Semaphore first = new Semaphore(0);
         Semaphore second = new Semaphore(0);
         try (SourceWatcher watcher = new SourceWatcher()) {
+            watcher.start();
             SourceWatcher.Handle a = watcher.newHandle(first::release);
             SourceWatcher.Handle b = watcher.newHandle(second::release);
             assertThat(a.watch(Set.of(dir))).isEmpty();
@@ -54,6 +55,7 @@ class SourceWatcherTest {
         Path dir = Files.createDirectories(tmp.resolve("src"));
         Semaphore events = new Semaphore(0);
         try (SourceWatcher watcher = new SourceWatcher()) {
+            watcher.start();
             SourceWatcher.Handle handle = watcher.newHandle(events::release);
             handle.watch(Set.of(dir));
             Files.delete(dir);
@@ -66,5 +68,26 @@ class SourceWatcherTest {
             Files.writeString(dir.resolve("back"), "x");
             assertThat(events.tryAcquire(2, TimeUnit.SECONDS)).isTrue();
         }
+    }
+
+    @Test
+    void startAndCloseAreIdempotentAndAWatcherNeverStartedClosesToo() throws Exception {
+        SourceWatcher never = new SourceWatcher();
+        never.close();
+        never.close();
+        never.start(); // after close: stays stopped
+        assertThat(watcherThreads()).isZero();
+
+        SourceWatcher watcher = new SourceWatcher();
+        watcher.start();
+        watcher.start();
+        assertThat(watcherThreads()).as("one thread however often started").isEqualTo(1);
+        watcher.close();
+        watcher.close();
+        assertThat(watcherThreads()).as("close joined it").isZero();
+    }
+
+    private static long watcherThreads() {
+        return Thread.getAllStackTraces().keySet().stream().filter(t -> t.getName().equals("ateom-systeminfo-watcher")).count();
     }
 }
