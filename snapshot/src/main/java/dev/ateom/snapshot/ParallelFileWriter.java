@@ -39,7 +39,7 @@ final class ParallelFileWriter implements AutoCloseable {
         int pool = POOL_NUMBER.incrementAndGet();
         AtomicInteger thread = new AtomicInteger();
         this.pool = Executors.newFixedThreadPool(THREADS, runnable -> {
-            Thread t = new Thread(runnable, "durable-extract-" + pool + "-" + thread.incrementAndGet());
+            Thread t = new Thread(runnable, "ateom-durable-extract-" + pool + "-" + thread.incrementAndGet());
             t.setDaemon(true);
             return t;
         });

@@ -27,7 +27,7 @@ public final class VirtiofsdProcess {
     static final int LOG_TAIL_LINES = 30;
     private static final Duration KILL_WAIT = Duration.ofSeconds(5);
     private static final java.util.concurrent.Executor EXIT_HANDLERS =
-            java.util.concurrent.Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("virtiofsd-exit-", 0).factory());
+            java.util.concurrent.Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("ateom-virtiofsd-exit-", 0).factory());
 
     private final VirtiofsdLauncher launcher;
     private final ShareSpec spec;

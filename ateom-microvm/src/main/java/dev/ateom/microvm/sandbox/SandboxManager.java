@@ -33,7 +33,7 @@ import java.util.function.Function;
 import static java.lang.System.Logger.Level.WARNING;
 
 /**
- * The sandboxes of this daemon (DESIGN.md, Lifecycle): the registry, one lock per sandbox, the state checks,
+ * The sandboxes of this daemon (docs/DESIGN.md, Lifecycle): the registry, one lock per sandbox, the state checks,
  * and dispatch to one class per operation ({@code operation/}), each of which persists every transition
  * before acting on it, so a crash at any point is recoverable ({@link Recovery} at start).
  */

@@ -9,7 +9,7 @@ import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
 /**
- * Where a sandbox lives on the host (DESIGN.md, host layout):
+ * Where a sandbox lives on the host (docs/DESIGN.md, host layout):
  * {@code <state>/sandboxes/<id>/{sandbox.json,durable/,system-info/}} and {@code <run>/<short-id>/}.
  * The run dir name is the id when short, else a prefix plus a hash, to keep socket paths under 107 bytes.
  */

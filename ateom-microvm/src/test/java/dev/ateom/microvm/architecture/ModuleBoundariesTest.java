@@ -10,7 +10,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The module table of DESIGN.md: libraries never use the daemon, the three libraries never use each other, and
+ * The module table of docs/DESIGN.md: libraries never use the daemon, the three libraries never use each other, and
  * child-process, which two of them share, uses none of them.
  */
 class ModuleBoundariesTest {

@@ -28,7 +28,7 @@ import static java.lang.System.Logger.Level.INFO;
 import static java.lang.System.Logger.Level.WARNING;
 
 /**
- * Settles one persisted sandbox at daemon start (DESIGN.md: "records are reconciled with what is really
+ * Settles one persisted sandbox at daemon start (docs/DESIGN.md: "records are reconciled with what is really
  * running"). What a crash in each state means:
  * <ul>
  *   <li>RUNNING: adopted when its CHV still answers vm.info with a running VM, else FAILED and cleaned;</li>
