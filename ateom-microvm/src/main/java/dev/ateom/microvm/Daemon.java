@@ -12,6 +12,7 @@ import dev.ateom.microvm.sandbox.SnapshotCatalog;
 import dev.ateom.microvm.sandbox.SystemInfoVolumes;
 import dev.ateom.microvm.systeminfo.SystemInfoService;
 import dev.ateom.microvm.systeminfo.SystemInfoSettings;
+import dev.ateom.microvm.vm.VsockGuestProbe;
 import dev.ateom.snapshot.SnapshotStore;
 import dev.ateom.virtiofsd.VirtiofsdLauncher;
 import dev.ateom.microvm.http.ApiServer;
@@ -78,7 +79,7 @@ public final class Daemon implements AutoCloseable {
             resources.add(systemInfo);
             VirtiofsdLauncher virtiofsd = tools.virtiofsdLauncher();
             if (virtiofsd != null) resources.add(virtiofsd);
-            GuestProbe probe = new dev.ateom.microvm.vm.VsockGuestProbe();
+            GuestProbe probe = new VsockGuestProbe();
             sandboxes = new SandboxManager(config, new SandboxStore(config.sandboxesDir()), virtiofsd, snapshots,
                     new SystemInfoVolumes(systemInfo), probe, tools, registry);
             snapshots.protect(sandboxes::isLatestOfSuspended);

@@ -1,6 +1,8 @@
 package dev.ateom.microvm;
 
+import dev.ateom.microvm.cli.ClientCommands;
 import dev.ateom.microvm.cli.DaemonCommand;
+import dev.ateom.microvm.logging.DaemonLogManager;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
@@ -15,14 +17,14 @@ public final class Main implements Runnable {
 
     public static void main(String[] args) {
         // must precede the first use of java.util.logging (see DaemonLogManager)
-        System.setProperty("java.util.logging.manager", dev.ateom.microvm.logging.DaemonLogManager.class.getName());
+        System.setProperty("java.util.logging.manager", DaemonLogManager.class.getName());
         System.exit(commandLine().execute(args));
     }
 
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
         cl.addSubcommand("daemon", DaemonCommand.create());
-        dev.ateom.microvm.cli.ClientCommands.addTo(cl);
+        ClientCommands.addTo(cl);
         return cl;
     }
 

@@ -6,6 +6,7 @@ import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Locale;
@@ -222,7 +223,7 @@ public final class UnixHttpTransport implements AutoCloseable {
         if (data.length < bodyStart + length) {
             return null;
         }
-        byte[] body = java.util.Arrays.copyOfRange(data, bodyStart, bodyStart + length);
+        byte[] body = Arrays.copyOfRange(data, bodyStart, bodyStart + length);
         try {
             return new HttpResponse(lines[0], Integer.parseInt(status[1]), headers, body);
         } catch (NumberFormatException e) {

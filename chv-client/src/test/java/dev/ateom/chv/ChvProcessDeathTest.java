@@ -7,6 +7,7 @@ import java.io.BufferedReader;
 import java.io.InputStreamReader;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.TimeUnit;
@@ -50,7 +51,7 @@ class ChvProcessDeathTest {
         assumeTrue(Files.isDirectory(HostTools.repoRoot().resolve("fixtures/target/lib")),
                 "fixtures/target/lib missing: build fixtures (mvn -pl fixtures process-classes) to test bin/chv-standin");
         var launch = new ChvLaunch(script, dir.resolve("api.sock"), dir.resolve("chv.log"), dir.resolve("chv.out"), 1,
-                java.time.Duration.ofSeconds(30), Map.of("ATEOM_STANDIN_BACKEND", "none"));
+                Duration.ofSeconds(30), Map.of("ATEOM_STANDIN_BACKEND", "none"));
         try (ChvProcess chv = ChvProcess.start(launch)) {
             assertThat(chv.client().ping().version()).isEqualTo("54.0.0");
             assertThat(Files.readString(dir.resolve("chv.log"))).contains("backend none");

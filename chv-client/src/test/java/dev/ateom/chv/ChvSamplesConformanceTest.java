@@ -10,6 +10,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
@@ -230,7 +231,7 @@ class ChvSamplesConformanceTest {
             assertThat(snap.resolve("state.json")).exists();
             assertThat(Files.size(snap.resolve("memory-ranges"))).as("memory-ranges apparent size = guest memory").isEqualTo(256L << 20);
             assertThat(Files.getPosixFilePermissions(snap.resolve("config.json"))).as("mode 0600")
-                    .containsExactlyInAnyOrder(java.nio.file.attribute.PosixFilePermission.OWNER_READ, java.nio.file.attribute.PosixFilePermission.OWNER_WRITE);
+                    .containsExactlyInAnyOrder(PosixFilePermission.OWNER_READ, PosixFilePermission.OWNER_WRITE);
             JsonNode snapConfig = ChvClient.JSON.readTree(snap.resolve("config.json").toFile());
             assertThat(snapConfig).as("config.json = vm.info config with ids").isEqualTo(running.path("config"));
             assertError("vm.snapshot existing", raw.put("vm.snapshot", snapBody), 500, API, "The VM could not be snapshotted",

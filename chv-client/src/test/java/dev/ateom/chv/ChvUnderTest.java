@@ -1,5 +1,6 @@
 package dev.ateom.chv;
 
+import dev.ateom.fixtures.chv.ChvStandIn;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -42,7 +43,7 @@ final class ChvUnderTest {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             Files.writeString(script, "#!/bin/sh\nexec '" + java + "' -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto "
                     + "--enable-native-access=ALL-UNNAMED -cp '" + System.getProperty("java.class.path")
-                    + "' dev.ateom.fixtures.chv.ChvStandIn \"$@\"\n");
+                    + "' " + ChvStandIn.class.getName() + " \"$@\"\n");
             Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
         }
         return script;

@@ -7,12 +7,14 @@ import com.networknt.schema.Schema;
 import com.networknt.schema.SchemaRegistry;
 import com.networknt.schema.dialect.Dialects;
 import java.io.InputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -45,7 +47,7 @@ class RequestSchemaTest {
     }
 
     private static List<Error> validate(String schemaName, Object request) {
-        String json = new String(ChvClient.body(request), java.nio.charset.StandardCharsets.UTF_8);
+        String json = new String(ChvClient.body(request), StandardCharsets.UTF_8);
         JsonNode node = YAMLMapper.builder().build().readTree(json);
         return schema(schemaName).validate(node);
     }
@@ -90,7 +92,7 @@ class RequestSchemaTest {
     }
 
     @Test
-    void standInAnswersValidateAgainstTheSpecToo(@org.junit.jupiter.api.io.TempDir Path dir) throws Exception {
+    void standInAnswersValidateAgainstTheSpecToo(@TempDir Path dir) throws Exception {
         try (ChvProcess chv = ChvUnderTest.start(dir, "schema"); SandboxShares shares = SandboxShares.start(dir, "g1")) {
             RawChv raw = new RawChv(chv.launch().apiSocket());
             assertThat(schema("VmmPingResponse").validate(tree(raw.get("vmm.ping")))).isEmpty();

@@ -1,6 +1,7 @@
 package dev.ateom.chv;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -43,7 +44,7 @@ final class SandboxShares implements AutoCloseable {
     }
 
     String configJson(String generation) {
-        return new String(ChvClient.body(config(generation)), java.nio.charset.StandardCharsets.UTF_8);
+        return new String(ChvClient.body(config(generation)), StandardCharsets.UTF_8);
     }
 
     @Override

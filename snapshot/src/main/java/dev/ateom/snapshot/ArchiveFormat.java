@@ -1,14 +1,21 @@
 package dev.ateom.snapshot;
 
+import java.math.BigDecimal;
+import java.math.RoundingMode;
+import java.net.URLDecoder;
+import java.net.URLEncoder;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 
 /**
  * The PAX keys durable.tar uses beyond plain POSIX tar.
@@ -33,22 +40,22 @@ final class ArchiveFormat {
     private ArchiveFormat() {
     }
 
-    static Optional<String> exactMtime(java.nio.file.attribute.FileTime time) {
-        java.time.Instant instant = time.toInstant();
+    static Optional<String> exactMtime(FileTime time) {
+        Instant instant = time.toInstant();
         if (instant.getNano() % 100 == 0) {
             return Optional.empty();
         }
         return Optional.of(instant.getEpochSecond() + "." + String.format("%09d", instant.getNano()));
     }
 
-    static java.nio.file.attribute.FileTime mtime(org.apache.commons.compress.archivers.tar.TarArchiveEntry entry) {
+    static FileTime mtime(TarArchiveEntry entry) {
         String exact = entry.getExtraPaxHeaders().get(EXACT_MTIME);
         if (exact != null) {
             try {
-                java.math.BigDecimal seconds = new java.math.BigDecimal(exact);
-                long whole = seconds.setScale(0, java.math.RoundingMode.FLOOR).longValueExact();
-                long nanos = seconds.subtract(java.math.BigDecimal.valueOf(whole)).movePointRight(9).longValue();
-                return java.nio.file.attribute.FileTime.from(java.time.Instant.ofEpochSecond(whole, nanos));
+                BigDecimal seconds = new BigDecimal(exact);
+                long whole = seconds.setScale(0, RoundingMode.FLOOR).longValueExact();
+                long nanos = seconds.subtract(BigDecimal.valueOf(whole)).movePointRight(9).longValue();
+                return FileTime.from(Instant.ofEpochSecond(whole, nanos));
             } catch (ArithmeticException | NumberFormatException e) {
                 // fall back to the standard mtime
             }
@@ -112,7 +119,7 @@ final class ArchiveFormat {
             return Optional.of(Map.entry(key.substring(SCHILY_XATTR.length()), value.getBytes(StandardCharsets.UTF_8)));
         }
         if (key.startsWith(LIBARCHIVE_XATTR)) {
-            String name = java.net.URLDecoder.decode(key.substring(LIBARCHIVE_XATTR.length()), StandardCharsets.UTF_8);
+            String name = URLDecoder.decode(key.substring(LIBARCHIVE_XATTR.length()), StandardCharsets.UTF_8);
             return Optional.of(Map.entry(name, Base64.getDecoder().decode(value)));
         }
         return Optional.empty();
@@ -130,6 +137,6 @@ final class ArchiveFormat {
     }
 
     private static String percentEncode(String name) {
-        return java.net.URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20");
+        return URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20");
     }
 }

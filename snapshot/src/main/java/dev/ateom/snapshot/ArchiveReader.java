@@ -5,6 +5,7 @@ import java.io.IOException;
 import java.io.InputStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 import org.apache.commons.compress.compressors.zstandard.ZstdCompressorInputStream;
 
@@ -21,7 +22,7 @@ final class ArchiveReader {
             in.mark(4);
             byte[] head = in.readNBytes(4);
             in.reset();
-            if (java.util.Arrays.equals(head, ZSTD_MAGIC)) {
+            if (Arrays.equals(head, ZSTD_MAGIC)) {
                 in = new ZstdCompressorInputStream(in);
             }
             return new TarArchiveInputStream(in, "UTF-8");

@@ -1,5 +1,7 @@
 package dev.ateom.snapshot;
 
+import java.io.IOException;
+
 /** The steps of {@link SnapshotStaging#commit}, in order; tests stop the commit at each to prove atomicity. */
 enum CommitStep {
     VALIDATED,
@@ -15,6 +17,6 @@ enum CommitStep {
     interface Observer {
         Observer NONE = step -> { };
 
-        void completed(CommitStep step) throws java.io.IOException;
+        void completed(CommitStep step) throws IOException;
     }
 }

@@ -3,6 +3,8 @@ package dev.ateom.snapshot;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.file.DirectoryStream;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
@@ -50,10 +52,10 @@ public final class DurableArchive {
      */
     public static int removeInterruptedExtractions(Path dir) throws IOException {
         int removed = 0;
-        if (!java.nio.file.Files.isDirectory(dir)) {
+        if (!Files.isDirectory(dir)) {
             return 0;
         }
-        try (java.nio.file.DirectoryStream<Path> entries = java.nio.file.Files.newDirectoryStream(dir,
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(dir,
                 entry -> entry.getFileName().toString().startsWith(".") && entry.getFileName().toString().contains(SafeExtractor.TEMP_INFIX))) {
             for (Path leftover : entries) {
                 TreeDeleter.delete(leftover);

@@ -1,5 +1,6 @@
 package dev.ateom.snapshot;
 
+import com.sun.jna.LastErrorException;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
@@ -8,6 +9,7 @@ import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
 import java.nio.file.DirectoryStream;
+import java.nio.file.FileSystemException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -211,7 +213,7 @@ final class DurableArchiveWriter {
         List<String> names;
         try {
             names = view.list();
-        } catch (UnsupportedOperationException | java.nio.file.FileSystemException e) {
+        } catch (UnsupportedOperationException | FileSystemException e) {
             return; // filesystem without user xattrs
         }
         for (String name : names) {
@@ -226,7 +228,7 @@ final class DurableArchiveWriter {
     private static boolean hasXattrs(Path path) {
         try {
             return LibC.llistxattr(path.toString(), null, 0) > 0;
-        } catch (com.sun.jna.LastErrorException e) {
+        } catch (LastErrorException e) {
             return false; // ENOTSUP: the filesystem has no xattrs
         }
     }

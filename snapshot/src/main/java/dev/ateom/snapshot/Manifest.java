@@ -1,7 +1,11 @@
 package dev.ateom.snapshot;
 
+import com.fasterxml.jackson.annotation.JsonInclude;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
+import java.io.IOException;
+import java.nio.file.Path;
 import java.time.Instant;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
@@ -43,11 +47,11 @@ public record Manifest(int formatVersion,
         Objects.requireNonNull(source, "source");
         Objects.requireNonNull(chvVersion, "chvVersion");
         Objects.requireNonNull(vm, "vm");
-        shares = java.util.Collections.unmodifiableMap(new TreeMap<>(Objects.requireNonNull(shares, "shares")));
+        shares = Collections.unmodifiableMap(new TreeMap<>(Objects.requireNonNull(shares, "shares")));
         Objects.requireNonNull(memoryRanges, "memoryRanges");
         Objects.requireNonNull(durableArchive, "durableArchive");
         files = List.copyOf(Objects.requireNonNull(files, "files"));
-        annotations = annotations == null ? Map.of() : java.util.Collections.unmodifiableMap(new TreeMap<>(annotations));
+        annotations = annotations == null ? Map.of() : Collections.unmodifiableMap(new TreeMap<>(annotations));
     }
 
     public Optional<FileEntry> file(String path) {
@@ -100,7 +104,7 @@ public record Manifest(int formatVersion,
      * default, also when absent) over the content, or {@link MemoryPageDigest#ALGORITHM} for guest memory.
      */
     @JsonPropertyOrder({"path", "size", "sha256", "digest"})
-    @com.fasterxml.jackson.annotation.JsonInclude(com.fasterxml.jackson.annotation.JsonInclude.Include.NON_NULL)
+    @JsonInclude(JsonInclude.Include.NON_NULL)
     public record FileEntry(String path, long size, String sha256, String digest) {
         public static final String CONTENT_SHA256 = "sha256";
 
@@ -117,7 +121,7 @@ public record Manifest(int formatVersion,
         }
 
         /** The digest of {@code file} the way this entry was computed. */
-        public String digestOf(java.nio.file.Path file) throws java.io.IOException {
+        public String digestOf(Path file) throws IOException {
             return MemoryPageDigest.ALGORITHM.equals(digest) ? MemoryPageDigest.of(file) : Sha256.of(file);
         }
     }

@@ -5,6 +5,7 @@ import java.nio.channels.FileChannel;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
+import java.util.ArrayList;
 import java.util.List;
 
 /**
@@ -66,7 +67,7 @@ public final class MemoryRangesOverlay {
     }
 
     static List<Extent> complement(List<Extent> extents, long size) {
-        List<Extent> gaps = new java.util.ArrayList<>();
+        List<Extent> gaps = new ArrayList<>();
         long position = 0;
         for (Extent extent : extents) {
             if (extent.offset() > position) {
@@ -82,7 +83,7 @@ public final class MemoryRangesOverlay {
 
     /** Both lists sorted and non-overlapping; returns their overlaps in order. */
     static List<Extent> intersect(List<Extent> a, List<Extent> b) {
-        List<Extent> result = new java.util.ArrayList<>();
+        List<Extent> result = new ArrayList<>();
         int i = 0;
         int j = 0;
         while (i < a.size() && j < b.size()) {

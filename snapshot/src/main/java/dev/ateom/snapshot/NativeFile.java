@@ -3,7 +3,10 @@ package dev.ateom.snapshot;
 import com.sun.jna.LastErrorException;
 import java.io.IOException;
 import java.nio.file.Path;
+import java.nio.file.attribute.FileTime;
+import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 /** A raw file descriptor for the calls that need one (extents, hole punching, cloning, syncfs). */
@@ -41,7 +44,7 @@ final class NativeFile implements AutoCloseable {
     void writeFully(byte[] buffer, int length, long offset) throws IOException {
         int done = 0;
         while (done < length) {
-            byte[] chunk = done == 0 ? buffer : java.util.Arrays.copyOfRange(buffer, done, length);
+            byte[] chunk = done == 0 ? buffer : Arrays.copyOfRange(buffer, done, length);
             try {
                 done += (int) LibC.pwrite(fd, chunk, length - done, offset + done);
             } catch (LastErrorException e) {
@@ -59,11 +62,11 @@ final class NativeFile implements AutoCloseable {
     }
 
     /** Owner, then mode (chown clears setuid/setgid), then mtime; atime is left alone. */
-    void setOwnerModeAndMtime(long uid, long gid, int mode, java.nio.file.attribute.FileTime mtime) throws IOException {
+    void setOwnerModeAndMtime(long uid, long gid, int mode, FileTime mtime) throws IOException {
         try {
             LibC.fchown(fd, (int) uid, (int) gid);
             LibC.fchmod(fd, mode);
-            java.time.Instant instant = mtime.toInstant();
+            Instant instant = mtime.toInstant();
             LibC.futimens(fd, new long[] {0, LibC.UTIME_OMIT, instant.getEpochSecond(), instant.getNano()});
         } catch (LastErrorException e) {
             throw failure("setting owner, mode or mtime of", path, e);

@@ -7,6 +7,7 @@ import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -127,7 +128,7 @@ public final class SnapshotStore {
             return false;
         }
         Path doomed = snapshotsDir.resolve(DELETING_PREFIX + snapshotId + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
-        Files.move(dir, doomed, java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        Files.move(dir, doomed, StandardCopyOption.ATOMIC_MOVE);
         Fsync.directory(snapshotsDir);
         TreeDeleter.delete(doomed);
         return true;

@@ -5,6 +5,7 @@ import java.io.RandomAccessFile;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.TimeUnit;
@@ -101,13 +102,13 @@ class DurableArchiveBenchmark {
             for (int f = 0; f < 160; f++) {
                 int size = 512 + random.nextInt(16 * 1024);
                 random.nextBytes(block);
-                Files.write(dir.resolve("small-" + f), java.util.Arrays.copyOf(block, size));
+                Files.write(dir.resolve("small-" + f), Arrays.copyOf(block, size));
                 total += size;
             }
             for (int f = 0; f < 4; f++) {
                 int size = (256 << 10) + random.nextInt(1 << 20);
                 random.nextBytes(block);
-                Files.write(dir.resolve("medium-" + f + ".bin"), java.util.Arrays.copyOf(block, size));
+                Files.write(dir.resolve("medium-" + f + ".bin"), Arrays.copyOf(block, size));
                 total += size;
             }
         }

@@ -3,10 +3,12 @@ package dev.ateom.snapshot;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
+import org.assertj.core.api.Assertions;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
@@ -96,8 +98,8 @@ class DurableArchiveRoundTripTest {
         Files.createDirectories(source);
         DurableArchive.create(source, temp.resolve("a.tar"));
         Files.createDirectories(temp.resolve("out"));
-        org.assertj.core.api.Assertions.assertThatThrownBy(() -> DurableArchive.extract(temp.resolve("a.tar"), temp.resolve("out")))
-                .isInstanceOf(java.nio.file.FileAlreadyExistsException.class);
+        Assertions.assertThatThrownBy(() -> DurableArchive.extract(temp.resolve("a.tar"), temp.resolve("out")))
+                .isInstanceOf(FileAlreadyExistsException.class);
     }
 
     private void assertRoundTrip(long seed, int entries, boolean hugeSparse, ArchiveCompression compression) throws IOException {

@@ -13,6 +13,7 @@ import java.nio.file.attribute.BasicFileAttributeView;
 import java.nio.file.attribute.FileTime;
 import java.nio.file.attribute.UserDefinedFileAttributeView;
 import java.time.Instant;
+import java.util.Comparator;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.BeforeEach;
@@ -44,7 +45,7 @@ class GnuTarInteropTest {
         Files.setAttribute(tree.resolve("dir/empty"), "unix:mode", 0700);
         // microsecond mtimes: both tools carry those exactly
         try (Stream<Path> walk = Files.walk(tree)) {
-            for (Path path : walk.sorted(java.util.Comparator.reverseOrder()).toList()) {
+            for (Path path : walk.sorted(Comparator.reverseOrder()).toList()) {
                 FileTime mtime = FileTime.from(Instant.ofEpochSecond(1_700_000_000L + path.toString().length(), 123_456_000));
                 Files.getFileAttributeView(path, BasicFileAttributeView.class, LinkOption.NOFOLLOW_LINKS).setTimes(mtime, null, null);
             }

@@ -8,6 +8,7 @@ import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.List;
 import java.util.stream.Stream;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
@@ -95,7 +96,7 @@ class HostileArchiveTest {
         Path archive = temp.resolve("whole.tar");
         write(archive, List.of(Item.dir("d/"), new Item("d/big", TarConstants.LF_NORMAL, "", "x".repeat(100_000))));
         byte[] bytes = Files.readAllBytes(archive);
-        Files.write(archive, java.util.Arrays.copyOf(bytes, 50_000));
+        Files.write(archive, Arrays.copyOf(bytes, 50_000));
         Path target = temp.resolve("target");
         assertThatThrownBy(() -> DurableArchive.extract(archive, target)).isInstanceOf(IOException.class);
         assertNothingWritten(target);

@@ -3,6 +3,7 @@ package dev.ateom.snapshot;
 import java.io.IOException;
 import java.io.RandomAccessFile;
 import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
@@ -121,7 +122,7 @@ final class RandomTree {
     private void decorate(Path path, boolean directory) throws IOException {
         if (random.nextInt(3) == 0) {
             UserDefinedFileAttributeView view = Files.getFileAttributeView(path, UserDefinedFileAttributeView.class);
-            view.write("ateom.text", ByteBuffer.wrap(("value " + random.nextInt()).getBytes(java.nio.charset.StandardCharsets.UTF_8)));
+            view.write("ateom.text", ByteBuffer.wrap(("value " + random.nextInt()).getBytes(StandardCharsets.UTF_8)));
             if (random.nextBoolean()) {
                 view.write("ateom.binary", ByteBuffer.wrap(new byte[] {0, (byte) 0xff, (byte) 0xc3, 0x28, 10}));
             }

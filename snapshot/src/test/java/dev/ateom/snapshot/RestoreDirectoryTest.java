@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -75,7 +76,7 @@ class RestoreDirectoryTest {
         Path dir = Files.createDirectories(state.resolve("restore-old"));
         Files.writeString(dir.resolve("config.json"), "stale");
         assertThatThrownBy(() -> RestoreDirectory.prepare(snapshot.layout(), dir, socketsFor("x")))
-                .isInstanceOf(java.nio.file.FileAlreadyExistsException.class);
+                .isInstanceOf(FileAlreadyExistsException.class);
         assertThat(dir.resolve("config.json")).hasContent("stale");
     }
 }

@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.Arrays;
+import java.util.Map;
 import java.util.Optional;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
@@ -70,7 +72,7 @@ class SnapshotStoreTest {
         Snapshot snapshot = SnapshotFixture.commit(store, state, "snap-a");
         Path archive = snapshot.layout().durableArchive();
         byte[] bytes = Files.readAllBytes(archive);
-        Files.write(archive, java.util.Arrays.copyOf(bytes, 1500));
+        Files.write(archive, Arrays.copyOf(bytes, 1500));
         assertThat(SnapshotInspector.verify(snapshot).problems()).anyMatch(p -> p.startsWith("durable.tar is 1500 bytes"))
                 .anyMatch(p -> p.startsWith("durable.tar cannot be read to its end") || p.startsWith("durable.tar has "));
     }
@@ -127,7 +129,7 @@ class SnapshotStoreTest {
             Files.writeString(staging.chvDirectory().resolve("stray"), "x");
             assertThatThrownBy(() -> staging.commit(SnapshotFixture.METADATA)).hasMessageContaining("unexpected files [chv/stray]");
             Files.delete(staging.chvDirectory().resolve("stray"));
-            SnapshotMetadata wrongShares = new SnapshotMetadata(SnapshotFixture.SOURCE, "54.0.0", java.util.Map.of("ateRootfs", "rootfs"));
+            SnapshotMetadata wrongShares = new SnapshotMetadata(SnapshotFixture.SOURCE, "54.0.0", Map.of("ateRootfs", "rootfs"));
             assertThatThrownBy(() -> staging.commit(wrongShares)).hasMessageContaining("fs tags [ateDurable, ateRootfs, ateSystemInfo]");
         }
         assertThat(stagingDir).doesNotExist();

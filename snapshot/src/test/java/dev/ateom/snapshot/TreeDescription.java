@@ -9,8 +9,10 @@ import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.UserDefinedFileAttributeView;
 import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
@@ -51,7 +53,7 @@ record TreeDescription(Map<String, String> entries, Set<Set<String>> hardLinkGro
             }
             entries.put(name, d.toString());
         }
-        Set<Set<String>> groups = new java.util.HashSet<>(byInode.values());
+        Set<Set<String>> groups = new HashSet<>(byInode.values());
         return new TreeDescription(entries, groups);
     }
 
@@ -94,7 +96,7 @@ record TreeDescription(Map<String, String> entries, Set<Set<String>> hardLinkGro
     static MessageDigest sha256() {
         try {
             return MessageDigest.getInstance("SHA-256");
-        } catch (java.security.NoSuchAlgorithmException e) {
+        } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
     }

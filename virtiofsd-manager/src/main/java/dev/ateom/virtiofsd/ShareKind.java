@@ -1,5 +1,7 @@
 package dev.ateom.virtiofsd;
 
+import java.util.Locale;
+
 /**
  * The three shares of a sandbox and the virtiofsd policy each one gets.
  * All use {@code --migration-mode=find-paths} so a restored guest's inodes are re-bound by path.
@@ -52,7 +54,7 @@ public enum ShareKind {
 
     public enum CacheMode {
         AUTO, ALWAYS, NEVER, METADATA;
-        public String flagValue() { return name().toLowerCase(java.util.Locale.ROOT); }
+        public String flagValue() { return name().toLowerCase(Locale.ROOT); }
     }
 
     public enum MigrationOnError {

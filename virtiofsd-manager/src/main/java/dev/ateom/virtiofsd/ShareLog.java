@@ -8,9 +8,11 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.UUID;
 
 /**
  * The log file of one share. virtiofsd writes to it directly (O_APPEND), so a restarted daemon can adopt the
@@ -68,7 +70,7 @@ public record ShareLog(Path file, long maxBytes, int keep) {
      * which is unique, for {@link #linesAfter}.
      */
     public String mark(String what) {
-        String marker = "==== ateom " + java.time.Instant.now() + " " + java.util.UUID.randomUUID().toString().substring(0, 8)
+        String marker = "==== ateom " + Instant.now() + " " + UUID.randomUUID().toString().substring(0, 8)
                 + ": " + what + " ====";
         try {
             Files.writeString(file, marker + "\n", StandardCharsets.UTF_8, StandardOpenOption.CREATE, StandardOpenOption.APPEND);

@@ -3,6 +3,7 @@ package dev.ateom.virtiofsd;
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.EnumMap;
 import java.util.HashSet;
 import java.util.LinkedHashMap;
@@ -26,7 +27,7 @@ public final class ShareSet {
     private final Map<ShareKind, VirtiofsdProcess> processes;
 
     private ShareSet(Map<ShareKind, VirtiofsdProcess> processes) {
-        this.processes = java.util.Collections.unmodifiableMap(new EnumMap<>(processes));
+        this.processes = Collections.unmodifiableMap(new EnumMap<>(processes));
     }
 
     /**

@@ -10,7 +10,8 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
-import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -176,8 +177,8 @@ public final class VirtiofsdLauncher implements AutoCloseable {
      */
     public List<Long> killLeftovers(Path socketPath) {
         Path socket = socketPath.toAbsolutePath().normalize();
-        Set<Long> terminated = new java.util.LinkedHashSet<>();
-        Set<Long> killed = new java.util.HashSet<>();
+        Set<Long> terminated = new LinkedHashSet<>();
+        Set<Long> killed = new HashSet<>();
         long sigkillAt = System.nanoTime() + settings.stopGrace().toNanos();
         long giveUpAt = sigkillAt + Duration.ofSeconds(5).toNanos();
         // scan until none is left: a namespace-sandbox child may outlive its parent for a moment

@@ -11,7 +11,10 @@ import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicBoolean;
@@ -26,8 +29,8 @@ public final class VirtiofsdProcess {
     private static final System.Logger LOG = System.getLogger(VirtiofsdProcess.class.getName());
     static final int LOG_TAIL_LINES = 30;
     private static final Duration KILL_WAIT = Duration.ofSeconds(5);
-    private static final java.util.concurrent.Executor EXIT_HANDLERS =
-            java.util.concurrent.Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("ateom-virtiofsd-exit-", 0).factory());
+    private static final Executor EXIT_HANDLERS =
+            Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("ateom-virtiofsd-exit-", 0).factory());
 
     private final VirtiofsdLauncher launcher;
     private final ShareSpec spec;
@@ -41,8 +44,8 @@ public final class VirtiofsdProcess {
     private final CompletableFuture<OptionalInt> rawExit = new CompletableFuture<>();
     private final CompletableFuture<VirtiofsdExit> exit = new CompletableFuture<>();
     /** The namespace-sandbox child and any other descendants seen, killed if they outlive the main process. */
-    private final Set<ProcessHandle> descendants = java.util.concurrent.ConcurrentHashMap.newKeySet();
-    private final Set<Long> ownSocketInodes = java.util.concurrent.ConcurrentHashMap.newKeySet();
+    private final Set<ProcessHandle> descendants = ConcurrentHashMap.newKeySet();
+    private final Set<Long> ownSocketInodes = ConcurrentHashMap.newKeySet();
 
     VirtiofsdProcess(VirtiofsdLauncher launcher, ShareSpec spec, ProcessHandle handle, Optional<Process> child,
                      long startTicks, ShareLog log, String logMarker) {

@@ -15,6 +15,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
@@ -94,7 +95,7 @@ class AdoptionTest {
 
     @Test
     void aShareSetIsAdoptedWholeOrNotAtAll() throws Exception {
-        List<ShareSpec> specs = new java.util.ArrayList<>();
+        List<ShareSpec> specs = new ArrayList<>();
         for (ShareKind kind : ShareKind.values()) {
             Path dir = Files.createDirectories(shared.resolve(kind.shortName()));
             specs.add(ShareSpec.inRunDir("sb-adopt", kind, dir, run, ShareOptions.DEFAULT.withDieWithDaemon(false)));
@@ -102,7 +103,7 @@ class AdoptionTest {
         List<ShareProcessRecord> records = ShareSet.start(launcher, specs).records();
 
         try (VirtiofsdLauncher restarted = TestVirtiofsd.launcher()) {
-            List<ShareProcessRecord> oneWrong = new java.util.ArrayList<>(records);
+            List<ShareProcessRecord> oneWrong = new ArrayList<>(records);
             ShareProcessRecord last = oneWrong.removeLast();
             oneWrong.add(new ShareProcessRecord(last.spec(), last.pid(), last.startTicks() + 1));
             assertThatThrownBy(() -> ShareSet.adopt(restarted, oneWrong)).hasMessageContaining("pid reused");

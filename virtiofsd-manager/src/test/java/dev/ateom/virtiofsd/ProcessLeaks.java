@@ -2,6 +2,7 @@ package dev.ateom.virtiofsd;
 
 import java.nio.file.Path;
 import java.util.List;
+import java.util.Optional;
 
 /** Finds live processes whose command line mentions a test's directory: anything a test leaked. */
 final class ProcessLeaks {
@@ -21,7 +22,7 @@ final class ProcessLeaks {
     static List<LinuxProcess> virtiofsdChildrenOfThisJvm() {
         return ProcessHandle.current().descendants()
                 .map(h -> LinuxProcess.read(h.pid()))
-                .flatMap(java.util.Optional::stream)
+                .flatMap(Optional::stream)
                 .filter(p -> !p.isZombie())
                 .filter(p -> p.argv().stream().limit(4).anyMatch(a -> a.endsWith("virtiofsd")))
                 .toList();

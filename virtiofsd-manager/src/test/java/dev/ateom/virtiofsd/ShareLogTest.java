@@ -8,7 +8,10 @@ import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -17,7 +20,7 @@ class ShareLogTest {
     @TempDir
     Path dir;
 
-    @org.junit.jupiter.api.AfterAll
+    @AfterAll
     static void noVirtiofsdLeft() {
         assertThat(ProcessLeaks.virtiofsdChildrenOfThisJvm()).isEmpty();
     }
@@ -58,14 +61,14 @@ class ShareLogTest {
         Files.writeString(log.file(), "old process line\n");
         String marker = log.mark("starting sandbox sb share ateSystemInfo");
         assertThat(marker).startsWith("==== ateom ").contains("starting sandbox sb share ateSystemInfo");
-        Files.writeString(log.file(), "a\nb\nc\n", java.nio.file.StandardOpenOption.APPEND);
+        Files.writeString(log.file(), "a\nb\nc\n", StandardOpenOption.APPEND);
 
         assertThat(log.linesAfter(marker, 10)).containsExactly("a", "b", "c");
         assertThat(log.linesAfter(marker, 2)).containsExactly("b", "c");
 
         ShareLog tiny = new ShareLog(log.file(), 5, 1);
         assertThat(tiny.rotateIfLarger()).isTrue();
-        Files.writeString(log.file(), "d\n", java.nio.file.StandardOpenOption.APPEND);
+        Files.writeString(log.file(), "d\n", StandardOpenOption.APPEND);
         assertThat(tiny.linesAfter(marker, 10)).as("the marker is in .1 now").containsExactly("a", "b", "c", "d");
         assertThat(tiny.linesAfter("==== never written ====", 10)).as("no marker: everything")
                 .containsExactly("old process line", marker, "a", "b", "c", "d");
@@ -98,7 +101,7 @@ class ShareLogTest {
                 try (VhostUserFrontend frontend = VhostUserFrontend.connect(spec.socketPath())) {
                     frontend.getFeatures();
                 }
-                VirtiofsdExit exit = process.onExit().get(10, java.util.concurrent.TimeUnit.SECONDS);
+                VirtiofsdExit exit = process.onExit().get(10, TimeUnit.SECONDS);
                 assertThat(exit.reason()).isEqualTo(VirtiofsdExit.Reason.FRONTEND_DISCONNECTED);
                 assertThat(Files.readString(spec.logFile())).contains("Client disconnected").doesNotContain("\0");
             } finally {

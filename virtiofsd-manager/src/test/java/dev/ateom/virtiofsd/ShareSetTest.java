@@ -7,6 +7,8 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
@@ -45,7 +47,7 @@ class ShareSetTest {
     }
 
     private List<ShareSpec> specs() {
-        Map<ShareKind, Path> dirs = new java.util.EnumMap<>(ShareKind.class);
+        Map<ShareKind, Path> dirs = new EnumMap<>(ShareKind.class);
         for (ShareKind kind : ShareKind.values()) dirs.put(kind, sandboxDir.resolve(kind.shortName()));
         List<ShareSpec> specs = ShareSet.specs("sb-set", dirs, run, ShareOptions.DEFAULT);
         assertThat(specs).extracting(ShareSpec::kind).containsExactly(ShareKind.values());
@@ -109,7 +111,7 @@ class ShareSetTest {
 
     @Test
     void badSpecStartsNothing() throws IOException {
-        List<ShareSpec> specs = new java.util.ArrayList<>(specs());
+        List<ShareSpec> specs = new ArrayList<>(specs());
         Path missing = sandboxDir.resolve("no-such-durable");
         specs.set(1, ShareSpec.inRunDir("sb-set", ShareKind.DURABLE, missing, run, ShareOptions.DEFAULT));
 

@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ateom.fixtures.wait.Eventually;
 import dev.ateom.fixtures.wait.ProcessStatus;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.StandardProtocolFamily;
 import java.net.UnixDomainSocketAddress;
 import java.nio.channels.ServerSocketChannel;
@@ -17,10 +18,13 @@ import java.time.Duration;
 import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.stream.Collectors;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.EnumSource;
 
 /** One virtiofsd at a time, real processes. */
 class VirtiofsdProcessTest {
@@ -204,8 +208,8 @@ class VirtiofsdProcessTest {
         }
     }
 
-    @org.junit.jupiter.params.ParameterizedTest
-    @org.junit.jupiter.params.provider.EnumSource(ShareOptions.SandboxMode.class)
+    @ParameterizedTest
+    @EnumSource(ShareOptions.SandboxMode.class)
     void theRealVirtiofsdAcceptsEverySandboxModeAndTheOtherOptions(ShareOptions.SandboxMode mode) throws Exception {
         ShareOptions options = new ShareOptions(mode, 2, ShareOptions.LogLevel.DEBUG, true);
         VirtiofsdProcess process = launcher.start(spec(ShareKind.SYSTEM_INFO).withOptions(options));
@@ -284,12 +288,12 @@ class VirtiofsdProcessTest {
         try (var files = Files.list(run)) {
             assertThat(files.filter(f -> !Files.isDirectory(f))).as("files created in the run dir").isEmpty();
         } catch (IOException e) {
-            throw new java.io.UncheckedIOException(e);
+            throw new UncheckedIOException(e);
         }
     }
 
     static Set<Long> childPids(long pid) {
-        return ProcessHandle.of(pid).orElseThrow().children().map(ProcessHandle::pid).collect(java.util.stream.Collectors.toSet());
+        return ProcessHandle.of(pid).orElseThrow().children().map(ProcessHandle::pid).collect(Collectors.toSet());
     }
 
     static void kill(String signal, long pid) throws IOException, InterruptedException {

@@ -11,6 +11,7 @@ import io.helidon.webserver.http.ServerRequest;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.util.List;
 
 /** Reads JSON request bodies with a hard size limit and turns parse errors into 400s that name the field. */
 public final class RequestBodies {
@@ -56,7 +57,7 @@ public final class RequestBodies {
     }
 
     private static ApiException invalidField(String field, String reason) {
-        return ApiException.invalidFields(java.util.List.of(new Problem.FieldError(field.isEmpty() ? "body" : field, reason)));
+        return ApiException.invalidFields(List.of(new Problem.FieldError(field.isEmpty() ? "body" : field, reason)));
     }
 
     /** {@code volumes[0].sources[1].path}, from Jackson's reference chain. */

@@ -3,13 +3,16 @@ package dev.ateom.microvm.sandbox;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.snapshot.ArchiveCompression;
+import dev.ateom.snapshot.ArchiveProgress;
 import dev.ateom.snapshot.DiskUsage;
 import dev.ateom.snapshot.DurableArchive;
+import dev.ateom.snapshot.ExtractOptions;
 import dev.ateom.snapshot.Manifest;
 import dev.ateom.snapshot.RestoreDirectory;
 import dev.ateom.snapshot.RestoreSockets;
 import dev.ateom.snapshot.Snapshot;
 import dev.ateom.snapshot.SnapshotInspector;
+import dev.ateom.snapshot.SnapshotLayout;
 import dev.ateom.snapshot.SnapshotMetadata;
 import dev.ateom.snapshot.SnapshotStaging;
 import dev.ateom.snapshot.SnapshotStore;
@@ -17,12 +20,15 @@ import dev.ateom.virtiofsd.ShareKind;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
@@ -86,7 +92,7 @@ public final class SnapshotCatalog {
 
         public String commit(SandboxRecord record, String chvVersion) {
             Map<String, String> shares = new LinkedHashMap<>();
-            for (ShareKind kind : ShareKind.values()) shares.put(kind.tag(), kind.name().toLowerCase(java.util.Locale.ROOT).replace('_', '-'));
+            for (ShareKind kind : ShareKind.values()) shares.put(kind.tag(), kind.name().toLowerCase(Locale.ROOT).replace('_', '-'));
             var source = new Manifest.SourceSandbox(record.id(), record.identity().name(), record.identity().namespace(),
                     record.identity().uid());
             try {
@@ -124,7 +130,7 @@ public final class SnapshotCatalog {
     /** A per-restore source dir: rewritten config.json, state and memory hard-linked from the snapshot. */
     public Path prepareRestore(SnapshotHandle handle, Path restoreDir, Map<String, Path> socketsByTag, Path vsock, Path console) {
         try {
-            java.nio.file.Files.createDirectories(restoreDir.getParent());
+            Files.createDirectories(restoreDir.getParent());
             return RestoreDirectory.prepare(handle.snapshot().layout(), restoreDir,
                     new RestoreSockets(socketsByTag, Optional.of(vsock), Optional.of(console), Optional.empty())).directory();
         } catch (IOException e) {
@@ -145,7 +151,7 @@ public final class SnapshotCatalog {
     public void replaceDurable(SnapshotHandle handle, Path durableDir) {
         try {
             DurableArchive.extract(handle.snapshot().layout().durableArchive(), durableDir,
-                    new dev.ateom.snapshot.ExtractOptions(true, true, dev.ateom.snapshot.ArchiveProgress.NONE));
+                    new ExtractOptions(true, true, ArchiveProgress.NONE));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot lay the durable archive of snapshot " + handle.id() + " over " + durableDir, e);
         }
@@ -183,7 +189,7 @@ public final class SnapshotCatalog {
             report.put("id", id);
             report.put("summary", summary);
             Optional<Path> systemInfoDir = Optional.of(sandboxesDir.resolve(snapshot.manifest().source().sandboxId()).resolve("system-info"))
-                    .filter(java.nio.file.Files::isDirectory);
+                    .filter(Files::isDirectory);
             report.put("systemInfoCheck", SnapshotInspector.checkNoSystemInfo(snapshot, systemInfoDir));
             if (verify) report.put("verification", SnapshotInspector.verify(snapshot));
         } catch (IOException e) {
@@ -219,7 +225,7 @@ public final class SnapshotCatalog {
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list snapshots", e);
         }
-        found.sort(java.util.Comparator.comparing(s -> s.manifest().createdAt()));
+        found.sort(Comparator.comparing(s -> s.manifest().createdAt()));
         return found.stream().map(Snapshot::id).toList();
     }
 
@@ -235,7 +241,7 @@ public final class SnapshotCatalog {
     private static SnapshotSummary summary(Snapshot s) {
         long size = s.manifest().files().stream().mapToLong(Manifest.FileEntry::size).sum();
         long allocated = 0;
-        for (String file : dev.ateom.snapshot.SnapshotLayout.CONTENT_FILES) {
+        for (String file : SnapshotLayout.CONTENT_FILES) {
             try {
                 allocated += DiskUsage.of(s.layout().directory().resolve(file)).allocatedBytes();
             } catch (IOException e) {
@@ -247,7 +253,7 @@ public final class SnapshotCatalog {
     }
 
     /** Long archives show progress: a log line every 256 MiB. */
-    private static dev.ateom.snapshot.ArchiveProgress progressLog(String snapshotId) {
+    private static ArchiveProgress progressLog(String snapshotId) {
         long step = 256L << 20;
         long[] next = {step};
         return (bytes, entries) -> {

@@ -51,7 +51,7 @@ class ModuleBoundariesTest {
     void onlyTheChildLauncherForksChildren() {
         noClasses().that().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.microvm..")
                 .should().callMethod(ProcessBuilder.class, "start")
-                .because("children that must die with the daemon are started by dev.ateom.process.ChildLauncher alone")
+                .because("children that must die with the daemon are started by the ChildLauncher of child-process alone")
                 .check(classes);
     }
 

@@ -17,6 +17,8 @@ import java.nio.file.Path;
 import java.util.EnumMap;
 import java.util.Map;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /**
  * A daemon on a random port with its own state and run dirs, the CHV stand-in ({@code none} backend) as its
  * cloud-hypervisor and the setup script's real virtiofsd; plus an HTTP client that speaks to it.
@@ -69,7 +71,7 @@ final class DaemonHarness implements AutoCloseable {
     /** POST /v1/sandboxes expecting 201; a failure shows the problem document. */
     Response createOk(Object spec) throws Exception {
         Response res = post("/v1/sandboxes", spec);
-        org.assertj.core.api.Assertions.assertThat(res.status()).as("create: %s", res.body()).isEqualTo(201);
+        assertThat(res.status()).as("create: %s", res.body()).isEqualTo(201);
         return res;
     }
 

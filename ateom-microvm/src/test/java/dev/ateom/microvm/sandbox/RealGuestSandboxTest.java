@@ -9,6 +9,7 @@ import dev.ateom.fixtures.guest.GuestImage;
 import dev.ateom.fixtures.wait.Eventually;
 import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.json.ApiJson;
+import java.nio.file.StandardCopyOption;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -67,7 +68,7 @@ class RealGuestSandboxTest {
         int held = probe.open("/run/ate/secrets/token");
         assertThat(probe.pread(held).text()).isEqualTo("token-v1");
         Files.writeString(secrets.resolve("token.tmp"), "token-v2");
-        Files.move(secrets.resolve("token.tmp"), secrets.resolve("token"), java.nio.file.StandardCopyOption.ATOMIC_MOVE);
+        Files.move(secrets.resolve("token.tmp"), secrets.resolve("token"), StandardCopyOption.ATOMIC_MOVE);
         awaitGuestFile(probe, "/run/ate/secrets/token", "token-v2");
         assertThat(probe.pread(held).text()).as("held descriptor while running").isEqualTo("token-v1");
 

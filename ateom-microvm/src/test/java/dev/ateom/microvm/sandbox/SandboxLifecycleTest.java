@@ -3,6 +3,9 @@ package dev.ateom.microvm.sandbox;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.microvm.json.ApiJson;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -217,9 +220,9 @@ class SandboxLifecycleTest {
     void operationsAreCountedAndTimedByOutcomeAndSandboxesGaugedByState() throws Exception {
         daemon.createOk(daemon.spec("metered", "metered"));
         assertThat(daemon.post("/v1/sandboxes/metered/resume", "{}").status()).isEqualTo(409);
-        java.net.http.HttpResponse<String> scrape = java.net.http.HttpClient.newHttpClient().send(
-                java.net.http.HttpRequest.newBuilder(daemon.uri("/metrics")).header("Authorization", "Bearer " + daemon.token).build(),
-                java.net.http.HttpResponse.BodyHandlers.ofString());
+        HttpResponse<String> scrape = HttpClient.newHttpClient().send(
+                HttpRequest.newBuilder(daemon.uri("/metrics")).header("Authorization", "Bearer " + daemon.token).build(),
+                HttpResponse.BodyHandlers.ofString());
         String metrics = scrape.body();
         assertThat(metrics).containsPattern("ateom_operations_total\\{operation=\"create\",outcome=\"success\"} [1-9]");
         assertThat(metrics).containsPattern("ateom_operation_duration_seconds_count\\{operation=\"create\",outcome=\"success\"} [1-9]");

@@ -9,7 +9,6 @@ import dev.ateom.fixtures.chv.qemu.QmpException;
 import dev.ateom.fixtures.guest.GuestCmdline;
 import dev.ateom.fixtures.guest.GuestImage;
 import dev.ateom.fixtures.guest.GuestTools;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;

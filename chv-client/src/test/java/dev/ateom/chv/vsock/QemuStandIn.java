@@ -1,5 +1,6 @@
 package dev.ateom.chv.vsock;
 
+import dev.ateom.fixtures.chv.ChvStandIn;
 import dev.ateom.chv.ChvLaunch;
 import dev.ateom.chv.ChvProcess;
 import java.io.IOException;
@@ -20,7 +21,7 @@ final class QemuStandIn {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             Files.writeString(script, "#!/bin/sh\nexec '" + java + "' -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto "
                     + "--enable-native-access=ALL-UNNAMED -cp '" + System.getProperty("java.class.path")
-                    + "' dev.ateom.fixtures.chv.ChvStandIn \"$@\"\n");
+                    + "' " + ChvStandIn.class.getName() + " \"$@\"\n");
             Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
         }
         var launch = new ChvLaunch(script, dir.resolve(name + ".api.sock"), dir.resolve(name + ".chv.log"),

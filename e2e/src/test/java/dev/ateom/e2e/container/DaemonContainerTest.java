@@ -2,6 +2,7 @@ package dev.ateom.e2e.container;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import java.util.ArrayList;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.MethodOrderer;
@@ -144,7 +145,7 @@ class DaemonContainerTest {
 
     /** Every log line that is JSON (the JVM itself may print plain lines, e.g. for JAVA_TOOL_OPTIONS). */
     private static List<JsonNode> jsonLogLines() throws IOException {
-        List<JsonNode> lines = new java.util.ArrayList<>();
+        List<JsonNode> lines = new ArrayList<>();
         for (String line : daemon.getLogs().split("\n")) {
             if (line.startsWith("{")) lines.add(JSON.readTree(line));
         }
