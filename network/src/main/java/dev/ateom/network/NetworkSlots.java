@@ -137,6 +137,8 @@ public final class NetworkSlots implements AutoCloseable {
                 });
             } else {
                 builder.destroy(name);
+                indexes.claim(name.index());
+                indexes.release(name.index()); // rests like any released address
             }
             reclaimed.add(name.namespace());
             LOG.log(System.Logger.Level.INFO, "network: reclaimed slot {0}, which no sandbox owns", name);
