@@ -1,6 +1,5 @@
 package dev.ateom.network;
 
-import dev.ateom.network.os.NetNamespace;
 import java.io.IOException;
 import java.net.BindException;
 import java.net.InetAddress;
@@ -24,24 +23,21 @@ final class HostPorts {
     private HostPorts() {
     }
 
-    /** One reservation per request, in order: the preferred port when it is free, a port the kernel picks otherwise. */
-    static List<HostPortReservation> reserve(NetNamespace hostNamespace, List<PortRequest> requests) throws IOException {
-        if (requests.isEmpty()) {
-            return List.of();
-        }
-        // sockets belong to the namespace of the thread that creates them
-        return hostNamespace.call(() -> {
-            List<HostPortReservation> held = new ArrayList<>();
-            try {
-                for (PortRequest request : requests) {
-                    held.add(bind(request.hostPort()));
-                }
-                return held;
-            } catch (IOException | RuntimeException e) {
-                held.forEach(HostPortReservation::close);
-                throw e;
+    /**
+     * One reservation per request, in order: the preferred port when it is free, a port the kernel picks otherwise.
+     * Sockets belong to the network namespace of the thread that creates them: call this inside the host's.
+     */
+    static List<HostPortReservation> reserve(List<PortRequest> requests) throws IOException {
+        List<HostPortReservation> held = new ArrayList<>();
+        try {
+            for (PortRequest request : requests) {
+                held.add(bind(request.hostPort()));
             }
-        });
+            return held;
+        } catch (IOException | RuntimeException e) {
+            held.forEach(HostPortReservation::close);
+            throw e;
+        }
     }
 
     private static HostPortReservation bind(int preferred) throws IOException {

@@ -42,7 +42,6 @@ public final class NetworkSlots implements AutoCloseable {
     private final SlotBuilder builder;
     private final SlotIndexes indexes;
     private final List<Ipv4Cidr> alwaysDenied;
-    private final List<Ipv4Cidr> defaultDenied;
     private final Object lock = new Object();
     private final Deque<Slot> ready = new ArrayDeque<>();
     private final Set<Slot> assigned = new HashSet<>();
@@ -58,7 +57,6 @@ public final class NetworkSlots implements AutoCloseable {
         this.builder = new SlotBuilder(host, config.prefix(), config.pool());
         this.indexes = new SlotIndexes(config.capacity(), config.reuseDelay());
         this.alwaysDenied = DefaultDenied.withPool(config.pool());
-        this.defaultDenied = EgressRanges.denied(EgressPolicy.DEFAULT, alwaysDenied);
     }
 
     /**
@@ -256,31 +254,67 @@ public final class NetworkSlots implements AutoCloseable {
         LOG.log(System.Logger.Level.INFO, "network: slot {0} of sandbox {1} released", slot.name(), slot.sandboxId());
     }
 
-    /** Applies the policy to a built slot: host ports, the slot's sets, the host's port map. */
-    private void configure(Slot slot, String sandboxId, NetworkPolicy policy, boolean fromDefault) throws IOException {
-        List<HostPortReservation> reservations = HostPorts.reserve(host, policy.ports());
+    /**
+     * Applies the policy to a slot: host ports reserved and mapped (one call in the host namespace), the slot's sets
+     * filled (one transaction in the slot). A fresh slot's sets are empty, so this only adds elements: removing
+     * elements costs the kernel an RCU grace period (about 10 ms), adding does not. A ready slot has no VM attached,
+     * so its empty egress set lets nothing through in the meantime.
+     */
+    private void configure(Slot slot, String sandboxId, NetworkPolicy policy, boolean fresh) throws IOException {
+        List<Ipv4Cidr> denied = EgressRanges.denied(policy.egress(), alwaysDenied);
+        List<HostPortReservation> reservations = reservePorts(slot, policy.ports());
         try {
             List<PublishedPort> ports = new ArrayList<>();
             for (int i = 0; i < reservations.size(); i++) {
                 ports.add(new PublishedPort(policy.ports().get(i).guestPort(), reservations.get(i).port()));
             }
-            List<Ipv4Cidr> denied = EgressRanges.denied(policy.egress(), alwaysDenied);
             List<Integer> guestPorts = ports.stream().map(PublishedPort::guestPort).toList();
-            String script = fromDefault
-                    ? (policy.egress().equals(EgressPolicy.DEFAULT) ? "" : SlotRuleset.replaceEgress(denied))
-                        + (guestPorts.isEmpty() ? "" : SlotRuleset.replacePorts(guestPorts))
+            String script = fresh
+                    ? SlotRuleset.addElements(denied, guestPorts)
                     : SlotRuleset.create(slot.addresses(), denied, guestPorts);
-            if (!script.isEmpty()) {
-                slot.namespace().call(() -> Nftables.run(script));
-            }
-            if (!ports.isEmpty()) {
-                host.call(() -> Nftables.run(HostRuleset.addPorts(config.prefix(), slot.addresses(), ports)));
-            }
+            slot.namespace().call(() -> Nftables.run(script));
             slot.assign(sandboxId, policy, reservations, ports);
         } catch (IOException | RuntimeException e) {
-            reservations.forEach(HostPortReservation::close);
+            releasePorts(reservations, slot);
             throw e;
         }
+    }
+
+    /** Holds a host loopback port per request and maps it to the slot, in one call in the host namespace. */
+    private List<HostPortReservation> reservePorts(Slot slot, List<PortRequest> requests) throws IOException {
+        if (requests.isEmpty()) {
+            return List.of();
+        }
+        return host.call(() -> {
+            List<HostPortReservation> held = HostPorts.reserve(requests);
+            try {
+                List<PublishedPort> ports = new ArrayList<>();
+                for (int i = 0; i < held.size(); i++) {
+                    ports.add(new PublishedPort(requests.get(i).guestPort(), held.get(i).port()));
+                }
+                Nftables.run(HostRuleset.addPorts(config.prefix(), slot.addresses(), ports));
+                return held;
+            } catch (IOException | RuntimeException e) {
+                held.forEach(HostPortReservation::close);
+                throw e;
+            }
+        });
+    }
+
+    /** Unmaps and frees host ports; the first failure is returned (the ports are freed regardless). */
+    private IOException releasePorts(List<HostPortReservation> reservations, Slot slot) {
+        IOException failure = null;
+        if (!reservations.isEmpty()) {
+            List<PublishedPort> mapped = reservations.stream().map(r -> new PublishedPort(0, r.port())).toList();
+            try {
+                host.call(() -> Nftables.run(HostRuleset.deletePorts(config.prefix(), mapped)));
+            } catch (IOException e) {
+                failure = e;
+                LOG.log(System.Logger.Level.WARNING, "network: host ports of slot {0} not unmapped: {1}", slot.name(), e.getMessage());
+            }
+        }
+        reservations.forEach(HostPortReservation::close);
+        return failure;
     }
 
     private Slot takeReady() {
@@ -298,7 +332,7 @@ public final class NetworkSlots implements AutoCloseable {
                     + " are in use or resting for " + config.reuseDelay().toSeconds() + " s after release");
         }
         try {
-            return builder.build(index.getAsInt(), defaultDenied);
+            return builder.build(index.getAsInt());
         } catch (IOException | RuntimeException e) {
             if (e.getSuppressed().length == 0) {
                 indexes.release(index.getAsInt());
@@ -310,15 +344,7 @@ public final class NetworkSlots implements AutoCloseable {
 
     /** Removes every part of {@code slot}; returns the first failure (the other parts are removed regardless). */
     private IOException tearDown(Slot slot) {
-        IOException failure = null;
-        if (!slot.publishedPorts().isEmpty()) {
-            try {
-                host.call(() -> Nftables.run(HostRuleset.deletePorts(config.prefix(), slot.publishedPorts())));
-            } catch (IOException e) {
-                failure = e;
-            }
-        }
-        slot.reservations().forEach(HostPortReservation::close);
+        IOException failure = releasePorts(slot.reservations(), slot);
         if (slot.tap() != null) {
             slot.tap().close();
         }
@@ -363,7 +389,7 @@ public final class NetworkSlots implements AutoCloseable {
                 continue;
             }
             try {
-                Slot slot = builder.build(index.getAsInt(), defaultDenied);
+                Slot slot = builder.build(index.getAsInt());
                 failures = 0;
                 synchronized (lock) {
                     if (!closed) {

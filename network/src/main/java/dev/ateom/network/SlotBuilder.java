@@ -27,8 +27,11 @@ final class SlotBuilder {
         this.pool = pool;
     }
 
-    /** A complete slot with the default policy; on failure nothing of it is left. */
-    Slot build(int index, List<Ipv4Cidr> denied) throws IOException {
+    /**
+     * A complete slot whose sets are still empty (filled when it is assigned, before any VM is attached to its TAP);
+     * on failure nothing of it is left.
+     */
+    Slot build(int index) throws IOException {
         SlotName name = new SlotName(prefix, index);
         SlotAddresses addresses = SlotAddresses.of(pool, index);
         NetNamespace namespace = null;
@@ -41,7 +44,7 @@ final class SlotBuilder {
                 buildHostSide(name, addresses, slotFd);
                 return null;
             });
-            tap = namespace.call(() -> buildInside(addresses, denied));
+            tap = namespace.call(() -> buildInside(addresses));
             return new Slot(name, addresses, namespace, tap);
         } catch (IOException | RuntimeException e) {
             if (tap != null) {
@@ -73,7 +76,7 @@ final class SlotBuilder {
         }
     }
 
-    private static TapDevice buildInside(SlotAddresses addresses, List<Ipv4Cidr> denied) throws IOException {
+    private static TapDevice buildInside(SlotAddresses addresses) throws IOException {
         Sysctl.write("net/ipv6/conf/all/disable_ipv6", "1");
         Sysctl.write("net/ipv6/conf/default/disable_ipv6", "1");
         Sysctl.write("net/ipv4/ip_forward", "1");
@@ -88,7 +91,7 @@ final class SlotBuilder {
             netlink.addAddress(tapIndex, GuestNetwork.GATEWAY_ADDRESS.bits(), GuestNetwork.PREFIX_LENGTH);
             netlink.setUp(tapIndex);
             netlink.addDefaultRoute(addresses.host().bits());
-            Nftables.run(SlotRuleset.create(addresses, denied, List.of()));
+            Nftables.run(SlotRuleset.create(addresses, List.of(), List.of()));
             return tap;
         } catch (IOException | RuntimeException e) {
             tap.close();
