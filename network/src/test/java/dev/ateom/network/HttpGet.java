@@ -8,12 +8,12 @@ import java.net.Socket;
 import java.nio.charset.StandardCharsets;
 
 /** A bare HTTP/1.0 GET over a socket made on the calling thread (so in that thread's network namespace). */
-final class HttpGet {
+public final class HttpGet {
     private HttpGet() {
     }
 
     /** The whole answer: status line, headers and body. */
-    static String fetch(Ipv4Address address, int port, String path) throws IOException {
+    public static String fetch(Ipv4Address address, int port, String path) throws IOException {
         try (Socket socket = new Socket()) {
             socket.connect(new InetSocketAddress(InetAddress.getByAddress(address.octets()), port), 3000);
             socket.setSoTimeout(5000);
@@ -24,7 +24,7 @@ final class HttpGet {
     }
 
     /** The body of an answer ({@link #fetch}'s text after the blank line). */
-    static String body(String answer) {
+    public static String body(String answer) {
         int blank = answer.indexOf("\r\n\r\n");
         return blank < 0 ? "" : answer.substring(blank + 4);
     }

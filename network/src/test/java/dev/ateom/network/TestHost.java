@@ -16,7 +16,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * from it, running a tiny HTTP server on port 80 that answers every GET with {@link #body()} and remembers the
  * source address of each request.
  */
-final class TestHost implements AutoCloseable {
+public final class TestHost implements AutoCloseable {
     private final String namespaceName;
     private final String link;
     private final Ipv4Address address;
@@ -86,21 +86,21 @@ final class TestHost implements AutoCloseable {
         }
     }
 
-    Ipv4Address address() {
+    public Ipv4Address address() {
         return address;
     }
 
     /** The host-namespace side of the link (a routed interface: no masquerade towards it). */
-    String link() {
+    public String link() {
         return link;
     }
 
-    String body() {
+    public String body() {
         return "hello from " + namespaceName;
     }
 
     /** Source addresses of the requests served so far. */
-    List<String> sources() {
+    public List<String> sources() {
         return List.copyOf(sources);
     }
 

@@ -3,6 +3,7 @@ package dev.ateom.network;
 import dev.ateom.network.netlink.LinkEntry;
 import dev.ateom.network.netlink.RouteNetlink;
 import dev.ateom.network.nft.Nftables;
+import dev.ateom.network.os.NamespaceCall;
 import dev.ateom.network.os.NetNamespace;
 import dev.ateom.network.os.NetNamespaces;
 import dev.ateom.network.os.Sysctl;
@@ -19,20 +20,19 @@ import java.util.Set;
  * (forwarding on, no firewall of anyone else in it), with test hosts linked to it. Every name starts with a random
  * prefix, so concurrent test classes, other sessions and a running daemon never meet. {@link #close()} removes it all.
  */
-final class TestNetwork implements AutoCloseable {
+public final class TestNetwork implements AutoCloseable {
     private static final SecureRandom RANDOM = new SecureRandom();
 
     private final String prefix;
     private final NetNamespace host;
     private final List<TestHost> testHosts = new ArrayList<>();
-    private final List<AutoCloseable> extras = new ArrayList<>();
 
     private TestNetwork(String prefix, NetNamespace host) {
         this.prefix = prefix;
         this.host = host;
     }
 
-    static TestNetwork create() throws IOException {
+    public static TestNetwork create() throws IOException {
         String prefix = randomPrefix();
         String hostName = prefix + "-host";
         NetNamespaces.create(hostName);
@@ -54,7 +54,7 @@ final class TestNetwork implements AutoCloseable {
     }
 
     /** {@code t} and five random characters: unique enough, and short enough for interface names. */
-    static String randomPrefix() {
+    public static String randomPrefix() {
         String alphabet = "abcdefghijklmnopqrstuvwxyz0123456789";
         var prefix = new StringBuilder("t");
         for (int i = 0; i < 5; i++) {
@@ -63,43 +63,36 @@ final class TestNetwork implements AutoCloseable {
         return prefix.toString();
     }
 
-    String prefix() {
+    public String prefix() {
         return prefix;
     }
 
-    NetNamespace host() {
+    public NetNamespace host() {
         return host;
     }
 
     /** Test host {@code number} on {@code network} (a /24 of the test's choice; see {@link TestHost#create}). */
-    TestHost addTestHost(int number, String network) throws IOException {
+    public TestHost addTestHost(int number, String network) throws IOException {
         TestHost testHost = TestHost.create(host, prefix, number, Ipv4Cidr.parse(network));
         testHosts.add(testHost);
         return testHost;
     }
 
     /** Options for slots in this host: the test's prefix, a /24 pool, no reuse delay, test hosts routed (not masqueraded). */
-    NetworkConfig config(int readySlots) {
+    public NetworkConfig config(int readySlots) {
         Set<String> routed = new LinkedHashSet<>();
         testHosts.forEach(t -> routed.add(t.link()));
         return NetworkConfig.defaults().withPrefix(prefix).withPool(Ipv4Cidr.parse("100.72.0.0/24")).withReadySlots(readySlots)
                 .withReuseDelay(Duration.ZERO).withHostNamespace(prefix + "-host").withRoutedInterfaces(routed);
     }
 
-    /** A fake VM on {@code slot}'s TAP, closed with this network at the latest. */
-    FakeGuest attachGuest(Slot slot, int number) throws IOException {
-        FakeGuest guest = FakeGuest.attach(slot, prefix + "-g" + number);
-        extras.add(guest);
-        return guest;
-    }
-
     /** Runs in the test's host namespace. */
-    <T> T inHost(dev.ateom.network.os.NamespaceCall<T> work) throws IOException {
+    public <T> T inHost(NamespaceCall<T> work) throws IOException {
         return host.call(work);
     }
 
     /** Interfaces of the host namespace whose name starts with the prefix (slot veths and test host links). */
-    List<String> hostLinks() throws IOException {
+    public List<String> hostLinks() throws IOException {
         return host.call(() -> {
             try (RouteNetlink netlink = RouteNetlink.open()) {
                 return netlink.links().stream().map(LinkEntry::name).filter(n -> n.startsWith(prefix)).toList();
@@ -108,7 +101,7 @@ final class TestNetwork implements AutoCloseable {
     }
 
     /** Everything with the prefix that is left in the daemon's (the test JVM's) own namespace and in /run/netns. */
-    static List<String> leftovers(String prefix) throws IOException {
+    public static List<String> leftovers(String prefix) throws IOException {
         List<String> found = new ArrayList<>();
         NetNamespaces.list(prefix).forEach(n -> found.add("netns " + n));
         try (NetNamespace own = NetNamespace.ofCurrentThread()) {
@@ -130,13 +123,6 @@ final class TestNetwork implements AutoCloseable {
     @Override
     public void close() throws IOException {
         IOException failure = null;
-        for (AutoCloseable extra : extras.reversed()) {
-            try {
-                extra.close();
-            } catch (Exception e) {
-                failure = failure == null ? new IOException(e) : failure;
-            }
-        }
         for (TestHost testHost : testHosts) {
             try {
                 testHost.close();
