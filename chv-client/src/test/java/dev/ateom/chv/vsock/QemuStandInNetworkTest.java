@@ -69,7 +69,7 @@ class QemuStandInNetworkTest {
                     try (ChvProcess vmm = QemuStandIn.start(dir, "vmm-a", Duration.ofSeconds(5))) {
                         ChvClient chv = vmm.client();
                         chv.create(sandbox.vmConfig(1, vsock, GuestNetwork.kernelIpArgument()));
-                        chv.addNet(NetConfig.onTapDescriptor(null, GuestNetwork.GUEST_MAC.toString()), List.of(booted.tapFd()));
+                        chv.addNet(NetConfig.onTapDescriptor("net0", GuestNetwork.GUEST_MAC.toString()), List.of(booted.tapFd()));
                         chv.boot();
                         var probe = new ProbeClient(vsock);
                         probe.awaitReady(Duration.ofSeconds(120));
@@ -137,7 +137,7 @@ class QemuStandInNetworkTest {
             Path vsock = sandbox.root.resolve("vsock.sock");
             sandbox.rewrite(copy.resolve("config.json"), 2, vsock, Map.of());
             RestoreConfig restore = RestoreConfig.fromDirectory(copy, MemoryRestoreMode.Copy)
-                    .withNetFds(List.of(new RestoredNetConfig("_net0", 1))).resuming();
+                    .withNetFds(List.of(new RestoredNetConfig("net0", 1))).resuming();
             vmm.client().restore(restore, List.of(slot.tapFd()));
             assertThat(vmm.client().info().state()).isEqualTo(VmState.Running);
             return new ProbeClient(vsock);
