@@ -24,9 +24,7 @@ class HostFitTest {
 
     @AfterAll
     static void removeHost() throws IOException {
-        String prefix = network.prefix();
-        network.close();
-        assertThat(TestNetwork.leftovers(prefix)).isEmpty();
+        network.close(); // fails if anything with the test's prefix is left
     }
 
     @Test

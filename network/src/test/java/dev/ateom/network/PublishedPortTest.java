@@ -4,7 +4,6 @@ import dev.ateom.network.nft.Nftables;
 import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Set;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -20,18 +19,12 @@ class PublishedPortTest {
     @BeforeAll
     static void createHost() throws IOException {
         network = TestNetwork.create();
-        slots = NetworkSlots.open(network.config(1).withMaxPublishedPorts(4), Set.of());
+        slots = network.openSlots(network.config(1).withMaxPublishedPorts(4));
     }
 
     @AfterAll
     static void removeHost() throws IOException {
-        String prefix = network.prefix();
-        try {
-            slots.close();
-        } finally {
-            network.close();
-        }
-        assertThat(TestNetwork.leftovers(prefix)).isEmpty();
+        network.close(); // fails if anything with the test's prefix is left
     }
 
     @Test

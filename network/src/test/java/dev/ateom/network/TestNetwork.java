@@ -26,6 +26,7 @@ public final class TestNetwork implements AutoCloseable {
     private final String prefix;
     private final NetNamespace host;
     private final List<TestHost> testHosts = new ArrayList<>();
+    private final List<NetworkSlots> opened = new ArrayList<>();
 
     private TestNetwork(String prefix, NetNamespace host) {
         this.prefix = prefix;
@@ -86,6 +87,13 @@ public final class TestNetwork implements AutoCloseable {
                 .withReuseDelay(Duration.ZERO).withHostNamespace(prefix + "-host").withRoutedInterfaces(routed);
     }
 
+    /** Network slots in this host, closed (before the host goes) by {@link #close()}. */
+    public NetworkSlots openSlots(NetworkConfig config) {
+        NetworkSlots slots = NetworkSlots.open(config, java.util.Set.of());
+        opened.add(slots);
+        return slots;
+    }
+
     /** Runs in the test's host namespace. */
     public <T> T inHost(NamespaceCall<T> work) throws IOException {
         return host.call(work);
@@ -120,9 +128,20 @@ public final class TestNetwork implements AutoCloseable {
         return found;
     }
 
+    /**
+     * Closes the slots opened with {@link #openSlots}, removes the test hosts and the host namespace, then fails if
+     * anything with the prefix is left anywhere (namespaces, links or nft tables of the test JVM's own namespace).
+     */
     @Override
     public void close() throws IOException {
         IOException failure = null;
+        for (NetworkSlots slots : opened) {
+            try {
+                slots.close();
+            } catch (RuntimeException e) {
+                failure = failure == null ? new IOException(e) : failure;
+            }
+        }
         for (TestHost testHost : testHosts) {
             try {
                 testHost.close();
@@ -134,6 +153,10 @@ public final class TestNetwork implements AutoCloseable {
         NetNamespaces.delete(prefix + "-host");
         if (failure != null) {
             throw failure;
+        }
+        List<String> left = leftovers(prefix);
+        if (!left.isEmpty()) {
+            throw new IOException("left behind by the test: " + left);
         }
     }
 }
