@@ -144,7 +144,7 @@ final class FakeGuest implements AutoCloseable {
         joinQuietly(toSlot);
         joinQuietly(acceptor);
         guestTap.close();
-        LibC.close(slotTap);
+        LibC.closeQuietly(slotTap);
         namespace.close();
         NetNamespaces.delete(namespaceName);
     }

@@ -57,7 +57,7 @@ final class NetlinkSocket implements AutoCloseable {
             address.setShort(0, (short) LibC.AF_NETLINK);
             LibC.bind(fd, address, 12);
         } catch (LastErrorException e) {
-            LibC.close(fd);
+            LibC.closeQuietly(fd);
             throw new IOException("netlink bind: " + LibC.errnoName(e.getErrorCode()), e);
         }
         boolean extended = setFlag(fd, NETLINK_CAP_ACK) && setFlag(fd, NETLINK_EXT_ACK);
@@ -190,10 +190,6 @@ final class NetlinkSocket implements AutoCloseable {
     @Override
     public void close() {
         receiveBuffer.close();
-        try {
-            LibC.close(fd);
-        } catch (LastErrorException ignored) {
-            // nothing to release
-        }
+        LibC.closeQuietly(fd);
     }
 }

@@ -52,6 +52,15 @@ public final class LibC {
 
     public static native int close(int fd) throws LastErrorException;
 
+    /** Closes {@code fd}, ignoring that it may be closed already (nothing is left to release then). */
+    public static void closeQuietly(int fd) {
+        try {
+            close(fd);
+        } catch (LastErrorException ignored) {
+            // already closed
+        }
+    }
+
     public static native long read(int fd, Pointer buffer, long count) throws LastErrorException;
 
     public static native long write(int fd, Pointer buffer, long count) throws LastErrorException;

@@ -98,11 +98,7 @@ public final class NetNamespace implements AutoCloseable {
             return;
         }
         closed = true;
-        try {
-            LibC.close(fd);
-        } catch (LastErrorException ignored) {
-            // nothing left to release
-        }
+        LibC.closeQuietly(fd);
     }
 
     @Override

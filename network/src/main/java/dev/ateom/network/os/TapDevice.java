@@ -55,7 +55,7 @@ public final class TapDevice implements AutoCloseable {
             LibC.ioctl(fd, TUNSETIFF, ifreq);
             return new TapDevice(name, fd);
         } catch (LastErrorException e) {
-            LibC.close(fd);
+            LibC.closeQuietly(fd);
             throw new IOException("cannot create TAP " + name + " (TUNSETIFF): " + LibC.errnoName(e.getErrorCode()), e);
         }
     }
@@ -89,10 +89,6 @@ public final class TapDevice implements AutoCloseable {
             return;
         }
         closed = true;
-        try {
-            LibC.close(fd);
-        } catch (LastErrorException ignored) {
-            // already gone
-        }
+        LibC.closeQuietly(fd);
     }
 }
