@@ -90,7 +90,14 @@ final class HostFit {
                             + " (sysctl -w net.ipv4.conf.<interface>.forwarding=1) or globally (net.ipv4.ip_forward=1)");
                 }
             }
-            for (String chain : foreignForwardDropChains(Nftables.run("list chains"), prefix)) {
+            String chains;
+            try {
+                chains = Nftables.run("list chains");
+            } catch (IOException e) {
+                warnings.add("cannot list the host's nftables chains to look for forward chains that drop: " + e.getMessage());
+                return warnings;
+            }
+            for (String chain : foreignForwardDropChains(chains, prefix)) {
                 warnings.add("the forward chain " + chain + " drops forwarded traffic by default, sandbox traffic included;"
                         + " ateom never edits other tables: allow interfaces " + prefix + "-h* there (Docker: iptables -I DOCKER-USER -i "
                         + prefix + "-h+ -j ACCEPT; iptables -I DOCKER-USER -o " + prefix + "-h+ -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT)");

@@ -198,6 +198,14 @@ public final class NetworkSlots implements AutoCloseable {
         }
         Slot slot = new Slot(name, SlotAddresses.of(config.pool(), name.index()), namespace, null);
         try {
+            int hostLink = host.call(() -> {
+                try (RouteNetlink netlink = RouteNetlink.open()) {
+                    return netlink.linkIndex(name.hostInterface());
+                }
+            });
+            if (hostLink < 0) {
+                throw new NetworkSetupException("slot " + slotName + " of sandbox " + sandboxId + " lost its host link " + name.hostInterface(), null);
+            }
             configure(slot, sandboxId, policy, false);
         } catch (IOException | RuntimeException e) {
             tearDownQuietly(slot, e);
