@@ -27,17 +27,18 @@ class NetDescriptorsTest {
     Path dir;
 
     private final List<AutoCloseable> started = new ArrayList<>();
+    private final String prefix = "tc" + Long.toHexString(System.nanoTime() & 0xffffff);
 
     @AfterEach
     void stop() throws Exception {
         for (AutoCloseable each : started.reversed()) {
             each.close();
         }
+        assertThat(NetNamespaces.list(prefix)).as("no namespace (and so no TAP) left").isEmpty();
     }
 
     @Test
     void aTapDescriptorGoesWithAddNetAndMustComeBackWithRestore() throws Exception {
-        String prefix = "tc" + Long.toHexString(System.nanoTime() & 0xffffff);
         TestTaps taps = new TestTaps(prefix + "-taps");
         started.add(taps);
         Path snap = Files.createDirectory(dir.resolve("snap"));
@@ -101,7 +102,6 @@ class NetDescriptorsTest {
             assertThat(target.client().info().state()).isEqualTo(VmState.Paused);
             assertThat(target.client().info().config().net().getFirst().fds()).containsExactly(-1);
         }
-        assertThat(NetNamespaces.list(prefix)).hasSize(1);
     }
 
     private static List<String> chainOf(HttpResponse response) {
