@@ -42,6 +42,7 @@ public final class NetworkSlots implements AutoCloseable {
     private final SlotBuilder builder;
     private final SlotIndexes indexes;
     private final List<Ipv4Cidr> alwaysDenied;
+    private final List<Ipv4Cidr> defaultDenied;
     private final Object lock = new Object();
     private final Deque<Slot> ready = new ArrayDeque<>();
     private final Set<Slot> assigned = new HashSet<>();
@@ -57,6 +58,7 @@ public final class NetworkSlots implements AutoCloseable {
         this.builder = new SlotBuilder(host, config.prefix(), config.pool());
         this.indexes = new SlotIndexes(config.capacity(), config.reuseDelay());
         this.alwaysDenied = DefaultDenied.withPool(config.pool());
+        this.defaultDenied = EgressRanges.denied(EgressPolicy.DEFAULT, alwaysDenied);
     }
 
     /**
@@ -264,9 +266,9 @@ public final class NetworkSlots implements AutoCloseable {
 
     /**
      * Applies the policy to a slot: host ports reserved and mapped (one call in the host namespace), the slot's sets
-     * filled (one transaction in the slot). A fresh slot's sets are empty, so this only adds elements: removing
-     * elements costs the kernel an RCU grace period (about 10 ms), adding does not. A ready slot has no VM attached,
-     * so its empty egress set lets nothing through in the meantime.
+     * changed (one transaction in the slot). A fresh slot already enforces the default egress policy and publishes
+     * nothing, so the common case (default egress, no ports) touches the kernel not at all; another egress policy
+     * replaces the set's content, ports are added. {@code fresh} false: the whole table is written (adopt).
      */
     private void configure(Slot slot, String sandboxId, NetworkPolicy policy, boolean fresh) throws IOException {
         List<Ipv4Cidr> denied = EgressRanges.denied(policy.egress(), alwaysDenied);
@@ -278,9 +280,12 @@ public final class NetworkSlots implements AutoCloseable {
             }
             List<Integer> guestPorts = ports.stream().map(PublishedPort::guestPort).toList();
             String script = fresh
-                    ? SlotRuleset.addElements(denied, guestPorts)
+                    ? (policy.egress().equals(EgressPolicy.DEFAULT) ? "" : SlotRuleset.replaceEgress(denied))
+                        + (guestPorts.isEmpty() ? "" : SlotRuleset.addPorts(guestPorts))
                     : SlotRuleset.create(slot.addresses(), denied, guestPorts);
-            slot.namespace().call(() -> Nftables.run(script));
+            if (!script.isEmpty()) {
+                slot.namespace().call(() -> Nftables.run(script));
+            }
             slot.assign(sandboxId, policy, reservations, ports);
         } catch (IOException | RuntimeException e) {
             releasePorts(reservations, slot);
@@ -340,7 +345,7 @@ public final class NetworkSlots implements AutoCloseable {
                     + " are in use or resting for " + config.reuseDelay().toSeconds() + " s after release");
         }
         try {
-            return builder.build(index.getAsInt());
+            return builder.build(index.getAsInt(), defaultDenied);
         } catch (IOException | RuntimeException e) {
             if (e.getSuppressed().length == 0) {
                 indexes.release(index.getAsInt());
@@ -397,7 +402,7 @@ public final class NetworkSlots implements AutoCloseable {
                 continue;
             }
             try {
-                Slot slot = builder.build(index.getAsInt());
+                Slot slot = builder.build(index.getAsInt(), defaultDenied);
                 failures = 0;
                 synchronized (lock) {
                     if (!closed) {

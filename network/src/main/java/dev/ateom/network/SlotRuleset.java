@@ -59,20 +59,14 @@ final class SlotRuleset {
                 + "}\n";
     }
 
-    /** Fills the empty sets of a fresh slot (adding only: see {@link NetworkSlots}). */
-    static String addElements(List<Ipv4Cidr> denied, Collection<Integer> guestPorts) {
-        String script = denied.isEmpty() ? "" : "add element ip " + TABLE + " egress_deny { "
-                + String.join(", ", denied.stream().map(Ipv4Cidr::toString).toList()) + " }\n";
-        return guestPorts.isEmpty() ? script : script + "add element ip " + TABLE + " published_ports { "
+    /** Publishes guest ports on a slot that publishes none yet. */
+    static String addPorts(Collection<Integer> guestPorts) {
+        return "add element ip " + TABLE + " published_ports { "
                 + String.join(", ", guestPorts.stream().sorted().map(String::valueOf).toList()) + " }\n";
     }
 
     static String replaceEgress(List<Ipv4Cidr> denied) {
         return replaceSet("egress_deny", denied.stream().map(Ipv4Cidr::toString).toList());
-    }
-
-    static String replacePorts(Collection<Integer> guestPorts) {
-        return replaceSet("published_ports", guestPorts.stream().sorted().map(String::valueOf).toList());
     }
 
     private static String replaceSet(String set, List<String> values) {
