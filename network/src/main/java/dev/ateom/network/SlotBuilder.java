@@ -28,10 +28,10 @@ final class SlotBuilder {
     }
 
     /**
-     * A complete slot whose egress set holds {@code denied} (the default policy's) and whose published ports are none;
+     * A complete slot whose sets are still empty (filled when it is assigned, before any VM is attached to its TAP);
      * on failure nothing of it is left.
      */
-    Slot build(int index, List<Ipv4Cidr> denied) throws IOException {
+    Slot build(int index) throws IOException {
         SlotName name = new SlotName(prefix, index);
         SlotAddresses addresses = SlotAddresses.of(pool, index);
         NetNamespace namespace = null;
@@ -44,7 +44,7 @@ final class SlotBuilder {
                 buildHostSide(name, addresses, slotFd);
                 return null;
             });
-            tap = namespace.call(() -> buildInside(addresses, denied));
+            tap = namespace.call(() -> buildInside(addresses));
             return new Slot(name, addresses, namespace, tap);
         } catch (IOException | RuntimeException e) {
             if (tap != null) {
@@ -76,7 +76,7 @@ final class SlotBuilder {
         }
     }
 
-    private static TapDevice buildInside(SlotAddresses addresses, List<Ipv4Cidr> denied) throws IOException {
+    private static TapDevice buildInside(SlotAddresses addresses) throws IOException {
         Sysctl.write("net/ipv6/conf/all/disable_ipv6", "1");
         Sysctl.write("net/ipv6/conf/default/disable_ipv6", "1");
         Sysctl.write("net/ipv4/ip_forward", "1");
@@ -91,7 +91,7 @@ final class SlotBuilder {
             netlink.addAddress(tapIndex, GuestNetwork.GATEWAY_ADDRESS.bits(), GuestNetwork.PREFIX_LENGTH);
             netlink.setUp(tapIndex);
             netlink.addDefaultRoute(addresses.host().bits());
-            Nftables.run(SlotRuleset.create(addresses, denied, List.of()));
+            Nftables.run(SlotRuleset.create(addresses, List.of(), List.of()));
             return tap;
         } catch (IOException | RuntimeException e) {
             tap.close();

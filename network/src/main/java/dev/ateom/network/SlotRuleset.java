@@ -59,9 +59,11 @@ final class SlotRuleset {
                 + "}\n";
     }
 
-    /** Publishes guest ports on a slot that publishes none yet. */
-    static String addPorts(Collection<Integer> guestPorts) {
-        return "add element ip " + TABLE + " published_ports { "
+    /** Fills the empty sets of a fresh slot (adding only: see {@link NetworkSlots}). */
+    static String addElements(List<Ipv4Cidr> denied, Collection<Integer> guestPorts) {
+        String script = denied.isEmpty() ? "" : "add element ip " + TABLE + " egress_deny { "
+                + String.join(", ", denied.stream().map(Ipv4Cidr::toString).toList()) + " }\n";
+        return guestPorts.isEmpty() ? script : script + "add element ip " + TABLE + " published_ports { "
                 + String.join(", ", guestPorts.stream().sorted().map(String::valueOf).toList()) + " }\n";
     }
 
