@@ -179,5 +179,6 @@ EOF
 
 say "versions: $(qemu-system-x86_64 --version | head -1); $("$TOOLS/virtiofsd/bin/virtiofsd" --version 2>&1 | head -1);" \
     "$("$TOOLS/vhost-device-vsock/bin/vhost-device-vsock" --version 2>&1 | head -1); busybox $(dpkg-query -W -f='${Version}' busybox-static);" \
+    "nftables $(dpkg-query -W -f='${Version}' nftables);" \
     "docker.io $(dpkg-query -W -f='${Version}' docker.io 2>/dev/null || echo none)"
 say "done in $(( $(date +%s) - start )) s; environment in $TOOLS/env.sh"
