@@ -97,8 +97,11 @@ public final class ChvClient implements AutoCloseable {
 
     /**
      * {@code PUT vm.restore}, with {@code fds} sent in the same {@code sendmsg} as the request (SCM_RIGHTS), as
-     * {@link RestoreConfig#netFds()} describes them. First reads the snapshot's {@code config.json} and refuses to
-     * restore when an fs socket it names does not exist, has no listener, or is used twice.
+     * {@link RestoreConfig#netFds()} describes them (CHV v54 gives them to the entries in order, {@code num_fds} each;
+     * it answers a bare 400 when the count differs). First reads the snapshot's {@code config.json} and refuses to
+     * restore when an fs socket it names does not exist, has no listener, or is used twice, or when a net device
+     * backed by descriptors has no {@code net_fds} entry with as many (CHV: {@code RestoreMissingRequiredNetId},
+     * {@code RestoreNetFdCountMismatch}).
      */
     public void restore(RestoreConfig config, List<Integer> fds) {
         String endpoint = endpoint("vm.restore");
@@ -110,6 +113,7 @@ public final class ChvClient implements AutoCloseable {
         if (snapshotConfig != null) {
             VmConfigPreflight.checkConfig(endpoint, orEmpty(snapshotConfig.fs()), snapshotConfig.vsock());
             VmConfigPreflight.checkListeners(endpoint, orEmpty(snapshotConfig.fs()));
+            VmConfigPreflight.checkRestoredNets(endpoint, orEmpty(snapshotConfig.net()), orEmpty(config.netFds()));
         }
         call("PUT", "vm.restore", body(config), fds, timeouts.restore());
     }
@@ -146,10 +150,22 @@ public final class ChvClient implements AutoCloseable {
     }
 
     /**
-     * {@code PUT vm.add-net}, with {@code fds} (tap fds) attached. Empty when cold-added to a created VM (204);
-     * the new device's PCI info when hot-plugged into a running one (200).
+     * {@code PUT vm.add-net}, with {@code fds} (TAP descriptors) sent in the same {@code sendmsg} (SCM_RIGHTS): CHV
+     * v54 gives every descriptor of the request to this device (vmm/src/api/http/http_endpoint.rs, VmAddNet's
+     * PutHandler, {@code attach_fds_to_cfg}) and never takes descriptors with {@code vm.create}, so a VM whose NIC is a
+     * descriptor gets it here, between create and boot. Empty when cold-added to a created VM (204); the new device's
+     * PCI info when hot-plugged into a running one (200). Refuses a queue count that does not fit the descriptors
+     * (CHV wants two queues per descriptor) before reaching CHV.
      */
     public Optional<PciDeviceInfo> addNet(NetConfig net, List<Integer> fds) {
+        int queues = net.numQueues() == null ? 2 : net.numQueues();
+        if (!fds.isEmpty() && queues != 2 * fds.size()) {
+            throw new ChvConfigRejectedException(endpoint("vm.add-net"), "num_queues " + queues + " with " + fds.size()
+                    + " descriptor(s): CHV wants two queues per descriptor");
+        }
+        if (net.fds() != null) {
+            throw new ChvConfigRejectedException(endpoint("vm.add-net"), "fds in the body mean nothing to CHV: pass the descriptors themselves");
+        }
         HttpResponse response = call("PUT", "vm.add-net", body(net), fds, timeouts.request());
         return response.body().length == 0 ? Optional.empty() : Optional.of(read(response, PciDeviceInfo.class));
     }

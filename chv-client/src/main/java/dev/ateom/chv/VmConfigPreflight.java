@@ -60,6 +60,24 @@ final class VmConfigPreflight {
         }
     }
 
+    /** CHV's {@code RestoreConfig::validate}: each descriptor-backed net device needs its {@code net_fds} entry. */
+    static void checkRestoredNets(String endpoint, List<NetConfig> nets, List<RestoredNetConfig> netFds) {
+        for (NetConfig net : nets) {
+            if (!net.descriptorBacked()) {
+                continue;
+            }
+            RestoredNetConfig entry = netFds.stream().filter(n -> n.id().equals(net.id())).findFirst().orElse(null);
+            if (entry == null) {
+                throw new ChvConfigRejectedException(endpoint, "net " + net.id() + " was backed by descriptors: net_fds must name it"
+                        + " with " + net.fds().size() + " new TAP descriptor(s) (CHV: RestoreMissingRequiredNetId)");
+            }
+            if (entry.numFds() != net.fds().size()) {
+                throw new ChvConfigRejectedException(endpoint, "net_fds gives net " + net.id() + " " + entry.numFds()
+                        + " descriptor(s), the snapshot's device had " + net.fds().size() + " (CHV: RestoreNetFdCountMismatch)");
+            }
+        }
+    }
+
     private static String normal(String path) {
         return Path.of(path).toAbsolutePath().normalize().toString();
     }

@@ -2,7 +2,6 @@ package dev.ateom.chv;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
-import static org.junit.jupiter.api.Assumptions.assumeFalse;
 
 import dev.ateom.fixtures.wait.Eventually;
 import java.io.IOException;
@@ -200,38 +199,6 @@ class ChvClientTest {
             awaitWaitingForAnAnswer(second);
             client.close();
             assertThat(closed.get()).as("closing the client aborts calls in flight").isInstanceOf(ChvTransportException.class);
-        }
-    }
-
-    @Test
-    void restorePassesFileDescriptorsWithTheRequest() throws Exception {
-        assumeFalse(ChvUnderTest.isReal(), "net devices with passed fds need a real tap for real CHV");
-        ChvProcess source = ChvUnderTest.start(dir, "src");
-        started.add(source);
-        Path snap = Files.createDirectory(dir.resolve("snap"));
-        try (SandboxShares shares = SandboxShares.start(dir, "g1")) {
-            VmConfig good = shares.config("g1");
-            NetConfig net = new NetConfig(null, null, null, "12:34:56:78:9a:bc", 2, 256, null, null, null, "net0");
-            source.client().create(new VmConfig(good.cpus(), good.memory(), good.payload(), good.fs(), good.vsock(), good.serial(),
-                    good.console(), good.rng(), null, List.of(net)));
-            source.client().boot();
-            source.client().pause();
-            source.client().snapshot(snap);
-            source.client().shutdown();
-        }
-        try (SandboxShares fresh = SandboxShares.start(dir, "g2"); Pipes pipes = new Pipes(2)) {
-            String config = Files.readString(snap.resolve("config.json")).replace(dir + "/g1-", dir + "/g2-");
-            Files.writeString(snap.resolve("config.json"), config);
-            ChvProcess target = ChvUnderTest.start(dir, "dst");
-            started.add(target);
-            var restore = new RestoreConfig("file://" + snap, null, MemoryRestoreMode.Copy, null, List.of(new RestoredNetConfig("net0", 2)));
-            HttpResponse mismatch = new RawChv(target.launch().apiSocket()).put("vm.restore",
-                    "{\"source_url\":\"file://" + snap + "\",\"net_fds\":[{\"id\":\"net0\",\"num_fds\":3}]}", pipes.readEnds);
-            assertThat(mismatch.status()).as("stand-in counts the fds that arrived: %s", mismatch.bodyText()).isEqualTo(400);
-            assertThat(mismatch.bodyText()).contains("Number of fds received (2)");
-            target.client().restore(restore, pipes.readEnds);
-            assertThat(target.client().info().state()).isEqualTo(VmState.Paused);
-            assertThat(Files.readString(target.launch().logFile())).contains("2 net fd(s)");
         }
     }
 

@@ -59,7 +59,7 @@ class RequestSchemaTest {
                         FsConfig.of("ateSystemInfo", "/run/ateom/a/sysinfo.sock")),
                 VsockConfig.of(3, "/run/ateom/a/vsock.sock"), ConsoleConfig.toFile("/run/ateom/a/console.log"), ConsoleConfig.off(),
                 RngConfig.urandom(), new PlatformConfig(1, "5f3c1d2e-0000-4000-8000-000000000001", "sbx-1", List.of("ateom:sandbox=a")),
-                List.of(new NetConfig("tap0", "192.168.249.1", "255.255.255.0", "12:34:56:78:9a:bc", 2, 256, null, null, null, "net0")));
+                List.of(new NetConfig("tap0", "192.168.249.1", "255.255.255.0", "12:34:56:78:9a:bc", null, 2, 256, null, null, null, "net0", null)));
         VmConfig minimal = new VmConfig(CpusConfig.of(1), new MemoryConfig(256L << 20, true, false, false, true),
                 new PayloadConfig(null, null, null, "/fw/hypervisor-fw"), null, null, new ConsoleConfig(ConsoleMode.Socket, null, "/run/c.sock"),
                 new ConsoleConfig(ConsoleMode.Null, null, null), null, null, null);
@@ -71,8 +71,9 @@ class RequestSchemaTest {
                 Arguments.of("vm.restore OnDemand", "RestoreConfig", RestoreConfig.fromDirectory(Path.of("/s/chv"), MemoryRestoreMode.OnDemand)),
                 Arguments.of("vm.restore all options + net_fds", "RestoreConfig", new RestoreConfig("file:///s/chv", true,
                         MemoryRestoreMode.OnDemand, true, List.of(new RestoredNetConfig("net0", 2)))),
-                Arguments.of("vm.add-net tap", "NetConfig", new NetConfig("tap1", null, null, null, null, null, null, null, null, "net1")),
-                Arguments.of("vm.add-net vhost-user", "NetConfig", new NetConfig(null, null, null, null, 2, 256, true, "/run/n.sock", "Client", null)));
+                Arguments.of("vm.add-net tap", "NetConfig", new NetConfig("tap1", null, null, null, null, null, null, null, null, null, "net1", null)),
+                Arguments.of("vm.add-net on a TAP descriptor", "NetConfig", NetConfig.onTapDescriptor("net0", "02:00:a9:fe:00:15")),
+                Arguments.of("vm.add-net vhost-user", "NetConfig", new NetConfig(null, null, null, null, null, 2, 256, true, "/run/n.sock", "Client", null, null)));
     }
 
     @ParameterizedTest(name = "{0}")

@@ -10,7 +10,7 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The module table of docs/DESIGN.md: libraries never use the daemon, the three libraries never use each other, and
+ * The module table of docs/DESIGN.md: libraries never use the daemon, the four libraries never use each other, and
  * child-process, which two of them share, uses none of them.
  */
 class ModuleBoundariesTest {
@@ -25,8 +25,8 @@ class ModuleBoundariesTest {
 
     @Test
     void everyModuleIsOnTheClasspath() {
-        for (String pkg : new String[] {"dev.ateom.process", "dev.ateom.chv", "dev.ateom.virtiofsd", "dev.ateom.snapshot", "dev.ateom.fixtures",
-                "dev.ateom.microvm"}) {
+        for (String pkg : new String[] {"dev.ateom.process", "dev.ateom.chv", "dev.ateom.virtiofsd", "dev.ateom.snapshot", "dev.ateom.network",
+                "dev.ateom.fixtures", "dev.ateom.microvm"}) {
             assertThat(classes.stream().anyMatch(c -> c.getPackageName().startsWith(pkg))).as(pkg).isTrue();
         }
     }
@@ -34,6 +34,7 @@ class ModuleBoundariesTest {
     @Test
     void librariesNeverDependOnTheDaemon() {
         noClasses().that().resideInAnyPackage("dev.ateom.process..", "dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.snapshot..",
+                        "dev.ateom.network..",
                         "dev.ateom.fixtures..")
                 .should().dependOnClassesThat().resideInAPackage("dev.ateom.microvm..")
                 .check(classes);
@@ -43,13 +44,13 @@ class ModuleBoundariesTest {
     void theChildLauncherIsTheFloorEveryoneStandsOn() {
         noClasses().that().resideInAPackage("dev.ateom.process..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.snapshot..",
-                        "dev.ateom.fixtures..")
+                        "dev.ateom.network..", "dev.ateom.fixtures..")
                 .check(classes);
     }
 
     @Test
     void onlyTheChildLauncherForksChildren() {
-        noClasses().that().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.microvm..")
+        noClasses().that().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.network..", "dev.ateom.microvm..")
                 .should().callMethod(ProcessBuilder.class, "start")
                 .because("children that must die with the daemon are started by the ChildLauncher of child-process alone")
                 .check(classes);
@@ -58,21 +59,32 @@ class ModuleBoundariesTest {
     @Test
     void chvClientStandsAlone() {
         noClasses().that().resideInAPackage("dev.ateom.chv..")
-                .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.virtiofsd..", "dev.ateom.snapshot..", "dev.ateom.fixtures..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.virtiofsd..", "dev.ateom.snapshot..", "dev.ateom.network..",
+                        "dev.ateom.fixtures..")
+                .check(classes);
+    }
+
+    @Test
+    void networkSlotsStandAlone() {
+        noClasses().that().resideInAPackage("dev.ateom.network..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.snapshot..",
+                        "dev.ateom.fixtures..")
                 .check(classes);
     }
 
     @Test
     void virtiofsdManagerStandsAlone() {
         noClasses().that().resideInAPackage("dev.ateom.virtiofsd..")
-                .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.snapshot..", "dev.ateom.fixtures..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.snapshot..", "dev.ateom.network..",
+                        "dev.ateom.fixtures..")
                 .check(classes);
     }
 
     @Test
     void snapshotStandsAlone() {
         noClasses().that().resideInAPackage("dev.ateom.snapshot..")
-                .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.fixtures..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.network..",
+                        "dev.ateom.fixtures..")
                 .check(classes);
     }
 

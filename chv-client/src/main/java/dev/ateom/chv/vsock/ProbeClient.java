@@ -15,7 +15,8 @@ import java.util.List;
  * <p>Protocol (one command per line): {@code ping}, {@code whoami} (pread at offset 0 of the identity file
  * the probe opened at startup and holds), {@code cat <path>}, {@code write <path> <data>} (under the guest's
  * /data, fsync'd), {@code ls <dir>}, {@code open <path>} / {@code pread <handle>} (hold more descriptors),
- * {@code settime <epoch-ns>}, {@code time}, {@code sync}. Answers are {@code OK <n>\n} + n bytes, or
+ * {@code settime <epoch-ns>}, {@code time}, {@code sync}, and over the guest's network {@code connect <ip> <port>},
+ * {@code http-get <ip> <port> <path>} and {@code listen <port>}. Answers are {@code OK <n>\n} + n bytes, or
  * {@code ERR <ERRNO-NAME> <message>\n}. Each call uses a fresh connection.
  *
  * @param vsockSocket the VM's {@code vsock.socket}
@@ -24,6 +25,8 @@ import java.util.List;
  */
 public record ProbeClient(Path vsockSocket, long port, Duration timeout) {
     public static final long DEFAULT_PORT = 1024;
+    /** The probe's own limits for network commands (5 s connect, 10 s HTTP) plus room for a slow TCG guest. */
+    private static final Duration NETWORK_TIMEOUT = Duration.ofSeconds(20);
     private static final System.Logger LOG = System.getLogger(ProbeClient.class.getName());
 
     public ProbeClient(Path vsockSocket) {
@@ -104,8 +107,39 @@ public record ProbeClient(Path vsockSocket, long port, Duration timeout) {
         return Instant.ofEpochSecond(0, nanos);
     }
 
+    /**
+     * Opens a TCP connection from the guest to {@code ip:port} and closes it: ok ({@code "ok"}), or the errno the
+     * guest got ({@code EHOSTUNREACH} when a firewall rejects it, {@code ETIMEDOUT} after 5 s).
+     */
+    public ProbeReply connect(String ip, int port) {
+        return call("connect " + ip + " " + port, NETWORK_TIMEOUT);
+    }
+
+    /** An HTTP/1.0 GET made by the guest: the whole answer (status line, headers, body), or the errno (10 s limit in the guest). */
+    public ProbeReply httpGet(String ip, int port, String path) {
+        if (path.isEmpty() || path.chars().anyMatch(c -> c <= ' ')) {
+            throw new IllegalArgumentException("an HTTP path without spaces or control characters: '" + path + "'");
+        }
+        return call("http-get " + ip + " " + port + " " + path, NETWORK_TIMEOUT);
+    }
+
+    /** From now on the guest answers HTTP on TCP {@code port} with 200 and {@link #httpBodyFor(int)}. */
+    public void listen(int port) {
+        call("listen " + port).text();
+    }
+
+    /** The body the probe serves on a port given to {@link #listen}. */
+    public static String httpBodyFor(int port) {
+        return "ate-probe http on port " + port + "\n";
+    }
+
     /** Sends one command line and reads its answer. */
     public ProbeReply call(String command) {
+        return call(command, timeout);
+    }
+
+    private ProbeReply call(String command, Duration limit) {
+        Duration timeout = limit.compareTo(this.timeout) > 0 ? limit : this.timeout;
         Instant deadline = Instant.now().plus(timeout);
         try (DeadlineChannel connection = new HybridVsock(vsockSocket).connect(port, timeout)) {
             connection.writeAll(ByteBuffer.wrap((command + "\n").getBytes(StandardCharsets.UTF_8)), deadline);

@@ -42,7 +42,7 @@ class QemuGuestTest {
             List<ShareDaemon> shares = sandbox.startShares(1);
             var machine = new QemuMachine(image.vmlinux(), image.initramfs(), GuestCmdline.defaults().render(), 256L << 20, 1,
                     shares.stream().map(s -> new QemuMachine.FsDevice(s.tag(), s.socket())).toList(),
-                    new QemuMachine.VhostUserVsock(vsock.backendSocket()), dir.resolve("serial.log"), dir.resolve("qmp.sock"), false);
+                    new QemuMachine.VhostUserVsock(vsock.backendSocket()), dir.resolve("serial.log"), dir.resolve("qmp.sock"), false, List.of(), null);
             Instant start = Instant.now();
             try (var qemu = QemuProcess.start(GuestTools.qemu(), machine, dir.resolve("qemu.log"), Duration.ofSeconds(30))) {
                 var probe = new ProbeClient(vsock.udsPath());

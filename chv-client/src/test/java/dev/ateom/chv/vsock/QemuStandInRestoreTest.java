@@ -3,23 +3,14 @@ package dev.ateom.chv.vsock;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.chv.ChvApiException;
 import dev.ateom.chv.ChvClient;
 import dev.ateom.chv.ChvProcess;
-import dev.ateom.chv.ConsoleConfig;
-import dev.ateom.chv.CpusConfig;
-import dev.ateom.chv.FsConfig;
-import dev.ateom.chv.MemoryConfig;
 import dev.ateom.chv.MemoryRestoreMode;
-import dev.ateom.chv.PayloadConfig;
 import dev.ateom.chv.RestoreConfig;
 import dev.ateom.chv.VmConfig;
 import dev.ateom.chv.VmState;
-import dev.ateom.chv.VsockConfig;
-import dev.ateom.fixtures.guest.GuestCmdline;
 import dev.ateom.fixtures.guest.GuestImage;
 import dev.ateom.fixtures.wait.Eventually;
 import java.nio.file.Files;
@@ -42,7 +33,6 @@ import org.junit.jupiter.api.io.TempDir;
 class QemuStandInRestoreTest {
     private static final System.Logger LOG = System.getLogger(QemuStandInRestoreTest.class.getName());
     private static final ObjectMapper JSON = new ObjectMapper();
-    private static final List<String> TAGS = List.of("ateRootfs", "ateDurable", "ateSystemInfo");
     private static GuestImage image;
 
     @TempDir
@@ -195,23 +185,12 @@ class QemuStandInRestoreTest {
     }
 
     private static VmConfig config(SandboxDirs sandbox, int generation, Path vsock) {
-        List<FsConfig> fs = TAGS.stream().map(tag -> FsConfig.of(tag, sandbox.socket(tag, generation).toString())).toList();
-        return new VmConfig(CpusConfig.of(1), MemoryConfig.shared(256L << 20),
-                PayloadConfig.kernel(image.vmlinux().toString(), image.initramfs().toString(), GuestCmdline.defaults().render()),
-                fs, VsockConfig.of(3, vsock.toString()), ConsoleConfig.toFile(sandbox.root.resolve("serial.log").toString()),
-                ConsoleConfig.off(), null, null, null);
+        return sandbox.vmConfig(generation, vsock, "");
     }
 
     /** Points config.json at generation {@code generation}'s sockets, except the tags in {@code stale} (left on theirs). */
     private static void rewrite(Path snapshot, SandboxDirs sandbox, int generation, Path vsock, Map<String, Integer> stale) throws Exception {
-        Path file = snapshot.resolve("config.json");
-        ObjectNode config = (ObjectNode) JSON.readTree(file.toFile());
-        for (JsonNode fs : config.path("fs")) {
-            String tag = fs.path("tag").asText();
-            ((ObjectNode) fs).put("socket", sandbox.socket(tag, stale.getOrDefault(tag, generation)).toString());
-        }
-        ((ObjectNode) config.path("vsock")).put("socket", vsock.toString());
-        Files.write(file, JSON.writeValueAsBytes(config));
+        sandbox.rewrite(snapshot.resolve("config.json"), generation, vsock, stale);
     }
 
     private interface Call {

@@ -1,5 +1,16 @@
 package dev.ateom.chv.vsock;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ateom.chv.ConsoleConfig;
+import dev.ateom.chv.CpusConfig;
+import dev.ateom.chv.FsConfig;
+import dev.ateom.chv.MemoryConfig;
+import dev.ateom.chv.PayloadConfig;
+import dev.ateom.chv.VmConfig;
+import dev.ateom.chv.VsockConfig;
+import dev.ateom.fixtures.guest.GuestCmdline;
 import dev.ateom.fixtures.guest.GuestImage;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -8,6 +19,7 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 
 /**
  * Host side of one test sandbox: the durable dir, the system-info dir with the identity file in the kubelet-like
@@ -15,6 +27,9 @@ import java.util.List;
  * on fresh socket paths (virtiofsd exits when its front-end goes, so each boot or restore needs new ones).
  */
 final class SandboxDirs implements AutoCloseable {
+    static final List<String> TAGS = List.of("ateRootfs", "ateDurable", "ateSystemInfo");
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     final Path root;
     final Path durable;
     final Path systemInfo;
@@ -50,6 +65,27 @@ final class SandboxDirs implements AutoCloseable {
 
     Path socket(String tag, int generation) {
         return root.resolve(tag + "-" + generation + ".sock");
+    }
+
+    /** The VM of generation {@code generation}: 1 vCPU, 256 MiB shared, the three shares, vsock, console to a file. */
+    VmConfig vmConfig(int generation, Path vsock, String extraCmdline) {
+        List<FsConfig> fs = TAGS.stream().map(tag -> FsConfig.of(tag, socket(tag, generation).toString())).toList();
+        String cmdline = GuestCmdline.defaults().render() + (extraCmdline.isEmpty() ? "" : " " + extraCmdline);
+        return new VmConfig(CpusConfig.of(1), MemoryConfig.shared(256L << 20),
+                PayloadConfig.kernel(image.vmlinux().toString(), image.initramfs().toString(), cmdline),
+                fs, VsockConfig.of(3, vsock.toString()), ConsoleConfig.toFile(root.resolve("serial.log").toString()),
+                ConsoleConfig.off(), null, null, null);
+    }
+
+    /** Points a snapshot's {@code config.json} at generation {@code generation}'s sockets, except the tags in {@code stale}. */
+    void rewrite(Path configJson, int generation, Path vsock, Map<String, Integer> stale) throws IOException {
+        ObjectNode config = (ObjectNode) JSON.readTree(configJson.toFile());
+        for (JsonNode fs : config.path("fs")) {
+            String tag = fs.path("tag").asText();
+            ((ObjectNode) fs).put("socket", socket(tag, stale.getOrDefault(tag, generation)).toString());
+        }
+        ((ObjectNode) config.path("vsock")).put("socket", vsock.toString());
+        Files.write(configJson, JSON.writeValueAsBytes(config));
     }
 
     @Override
