@@ -67,7 +67,8 @@ final class Pusher {
         JsonNode local = RemoteManifestCodec.localToTree(snapshot.manifest());
         Optional<byte[]> existing = objects.get(keys.manifest(snapshot.id()));
         if (existing.isPresent()) {
-            if (!RemoteManifestCodec.read(snapshot.id(), existing.get()).local().equals(local)) {
+            RemoteManifest stored = RemoteManifestCodec.read(snapshot.id(), existing.get());
+            if (!RemoteManifestCodec.local(stored).equals(snapshot.manifest())) {
                 throw new RemoteSnapshotConflictException(snapshot.id());
             }
             progress.start(0);
