@@ -51,25 +51,6 @@ final class MemoryChunker {
         }
     }
 
-    /** Bytes of the chunks that data extents touch: what {@link #chunk} reads. */
-    static long bytesToRead(Path file) throws IOException {
-        long size = Files.size(file);
-        long total = 0;
-        long lastCounted = -1; // index of the last chunk counted
-        for (Extent extent : DataExtents.of(file)) {
-            if (extent.length() == 0) {
-                continue;
-            }
-            long first = Math.max(extent.offset() / CHUNK_SIZE, lastCounted + 1);
-            long last = (extent.end() - 1) / CHUNK_SIZE;
-            for (long index = first; index <= last; index++) {
-                total += Math.min(CHUNK_SIZE, size - index * CHUNK_SIZE);
-            }
-            lastCounted = Math.max(lastCounted, last);
-        }
-        return total;
-    }
-
     private static void readFully(FileChannel channel, byte[] data, long position, Path file) throws IOException {
         ByteBuffer buffer = ByteBuffer.wrap(data);
         while (buffer.hasRemaining()) {

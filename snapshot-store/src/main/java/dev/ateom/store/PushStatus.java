@@ -5,8 +5,8 @@ import java.util.Optional;
 /**
  * How far a push is. Bytes are plain (uncompressed) except {@code bytesUploaded}, which is what went over the wire.
  *
- * @param totalBytes        plain bytes the push reads (memory chunks that hold data, and the other files whole)
- * @param doneBytes         plain bytes of chunks finished (uploaded, already stored, or found all-zero)
+ * @param totalBytes        apparent size of the snapshot's files (memory holes included)
+ * @param doneBytes         bytes of the files finished: chunks uploaded or already stored, and holes
  * @param bytesUploaded     compressed bytes sent
  * @param bytesDeduplicated plain bytes of chunks the store already had (or that repeat within the snapshot)
  * @param error             why it failed, when {@code state} is FAILED

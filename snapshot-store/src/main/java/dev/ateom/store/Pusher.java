@@ -77,8 +77,7 @@ final class Pusher {
         SnapshotLayout layout = snapshot.layout();
         long total = 0;
         for (String path : SnapshotLayout.CONTENT_FILES) {
-            Path file = layout.directory().resolve(path);
-            total += path.equals(SnapshotLayout.MEMORY_RANGES) ? MemoryChunker.bytesToRead(file) : Files.size(file);
+            total += Files.size(layout.directory().resolve(path));
         }
         progress.start(total);
 

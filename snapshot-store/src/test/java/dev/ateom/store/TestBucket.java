@@ -45,6 +45,11 @@ final class TestBucket implements AutoCloseable {
                 .contents().stream().filter(o -> !o.key().endsWith("/")).toList();
     }
 
+    /** The chunk objects (keys chunks/<sha256>). */
+    List<S3Object> chunks() {
+        return list("chunks/").stream().filter(o -> ChunkHash.isValid(o.key().substring(o.key().lastIndexOf('/') + 1))).toList();
+    }
+
     long bytesUnder(String relativePrefix) {
         return list(relativePrefix).stream().mapToLong(S3Object::size).sum();
     }
