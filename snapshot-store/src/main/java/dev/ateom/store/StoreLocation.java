@@ -26,12 +26,12 @@ public record StoreLocation(String bucket, String prefix) {
         } catch (URISyntaxException e) {
             throw new StoreConfigException(StoreOption.LOCATION, "'" + location + "' is not a URI: " + e.getReason());
         }
-        if (!"s3".equals(uri.getScheme()) || uri.getHost() == null || uri.getQuery() != null || uri.getFragment() != null
-                || uri.getUserInfo() != null || uri.getPort() != -1) {
+        if (!"s3".equals(uri.getScheme()) || uri.getAuthority() == null || uri.getQuery() != null || uri.getFragment() != null) {
             throw new StoreConfigException(StoreOption.LOCATION, "'" + location + "' is not of the form s3://bucket/prefix");
         }
-        if (!BUCKET.matcher(uri.getHost()).matches()) {
-            throw new StoreConfigException(StoreOption.LOCATION, "'" + uri.getHost()
+        String bucket = uri.getAuthority();
+        if (!BUCKET.matcher(bucket).matches()) {
+            throw new StoreConfigException(StoreOption.LOCATION, "'" + bucket
                     + "' is not a valid bucket name (3-63 lowercase letters, digits, dots and hyphens)");
         }
         String path = uri.getPath() == null ? "" : uri.getPath();
@@ -44,7 +44,7 @@ public record StoreLocation(String bucket, String prefix) {
                 }
             }
         }
-        return new StoreLocation(uri.getHost(), prefix);
+        return new StoreLocation(bucket, prefix);
     }
 
     /** The object key of a path relative to the prefix. */
