@@ -1,7 +1,5 @@
 package dev.ateom.store;
 
-import com.fasterxml.jackson.annotation.JsonIgnore;
-import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import java.time.Instant;
 import java.util.Objects;
 
@@ -9,8 +7,7 @@ import java.util.Objects;
  * {@code leases/<sandbox-id>}: the host that runs a sandbox moved through the store. {@code enforced} is false for
  * a lease granted with leases off (nothing was written to the store).
  */
-@JsonPropertyOrder({"sandboxId", "hostId", "acquiredAt"})
-public record Lease(String sandboxId, String hostId, Instant acquiredAt, @JsonIgnore boolean enforced) {
+public record Lease(String sandboxId, String hostId, Instant acquiredAt, boolean enforced) {
     public Lease {
         Objects.requireNonNull(sandboxId, "sandboxId");
         Objects.requireNonNull(hostId, "hostId");

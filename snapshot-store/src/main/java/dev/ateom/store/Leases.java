@@ -1,8 +1,10 @@
 package dev.ateom.store;
 
+import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import java.io.IOException;
 import java.time.Clock;
+import java.time.Instant;
 import java.util.Optional;
 import java.util.function.Supplier;
 import java.util.regex.Pattern;
@@ -101,16 +103,21 @@ public final class Leases {
             return Optional.empty();
         }
         try {
-            Lease stored = RemoteManifestCodec.JSON.readValue(bytes.get(), Lease.class);
+            StoredLease stored = RemoteManifestCodec.JSON.readValue(bytes.get(), StoredLease.class);
             return Optional.of(new Lease(stored.sandboxId(), stored.hostId(), stored.acquiredAt(), true));
         } catch (IOException | IllegalArgumentException e) {
             throw new RemoteFormatException("lease of sandbox " + sandboxId + " is not a lease: " + e.getMessage(), e);
         }
     }
 
+    /** The lease object's JSON. */
+    @JsonPropertyOrder({"sandboxId", "hostId", "acquiredAt"})
+    private record StoredLease(String sandboxId, String hostId, Instant acquiredAt) {
+    }
+
     private static byte[] toBytes(Lease lease) {
         try {
-            return RemoteManifestCodec.JSON.writeValueAsBytes(lease);
+            return RemoteManifestCodec.JSON.writeValueAsBytes(new StoredLease(lease.sandboxId(), lease.hostId(), lease.acquiredAt()));
         } catch (JsonProcessingException e) {
             throw new IllegalStateException("lease cannot be written as JSON", e);
         }
