@@ -9,7 +9,10 @@ import org.junit.jupiter.api.Test;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The module table of DESIGN.md: libraries never use the daemon, and the three libraries never use each other. */
+/**
+ * The module table of DESIGN.md: libraries never use the daemon, and the three libraries never use each other;
+ * snapshot-store uses the snapshot module and nothing else of ours.
+ */
 class ModuleBoundariesTest {
     private static JavaClasses classes;
 
@@ -22,14 +25,16 @@ class ModuleBoundariesTest {
 
     @Test
     void everyModuleIsOnTheClasspath() {
-        for (String pkg : new String[] {"dev.ateom.chv", "dev.ateom.virtiofsd", "dev.ateom.snapshot", "dev.ateom.fixtures", "dev.ateom.microvm"}) {
+        for (String pkg : new String[] {"dev.ateom.chv", "dev.ateom.virtiofsd", "dev.ateom.snapshot", "dev.ateom.store", "dev.ateom.fixtures",
+            "dev.ateom.microvm"}) {
             assertThat(classes.stream().anyMatch(c -> c.getPackageName().startsWith(pkg))).as(pkg).isTrue();
         }
     }
 
     @Test
     void librariesNeverDependOnTheDaemon() {
-        noClasses().that().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.snapshot..", "dev.ateom.fixtures..")
+        noClasses().that().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.snapshot..", "dev.ateom.store..",
+                        "dev.ateom.fixtures..")
                 .should().dependOnClassesThat().resideInAPackage("dev.ateom.microvm..")
                 .check(classes);
     }
@@ -37,20 +42,31 @@ class ModuleBoundariesTest {
     @Test
     void chvClientStandsAlone() {
         noClasses().that().resideInAPackage("dev.ateom.chv..")
-                .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.virtiofsd..", "dev.ateom.snapshot..", "dev.ateom.fixtures..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.virtiofsd..", "dev.ateom.snapshot..", "dev.ateom.store..",
+                        "dev.ateom.fixtures..")
                 .check(classes);
     }
 
     @Test
     void virtiofsdManagerStandsAlone() {
         noClasses().that().resideInAPackage("dev.ateom.virtiofsd..")
-                .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.snapshot..", "dev.ateom.fixtures..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.snapshot..", "dev.ateom.store..",
+                        "dev.ateom.fixtures..")
                 .check(classes);
     }
 
     @Test
     void snapshotStandsAlone() {
         noClasses().that().resideInAPackage("dev.ateom.snapshot..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.store..",
+                        "dev.ateom.fixtures..")
+                .check(classes);
+    }
+
+    /** The store builds on the snapshot module only: it never drives CHV or virtiofsd. */
+    @Test
+    void snapshotStoreUsesOnlyTheSnapshotModule() {
+        noClasses().that().resideInAPackage("dev.ateom.store..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.fixtures..")
                 .check(classes);
     }
