@@ -29,8 +29,8 @@ final class GuestSnapshot {
     private static final FileTime MTIME = FileTime.fromMillis(1_700_000_000_000L);
 
     private long memoryBytes = 8L << 20;
-    private final List<long[]> regions = new ArrayList<>(); // {offset, length, seed}
-    private final Map<String, long[]> files = new LinkedHashMap<>(); // name -> {length, seed}
+    private final List<long[]> regions = new ArrayList<>(); // {offset, length, seed, compressible}
+    private final Map<String, long[]> files = new LinkedHashMap<>(); // name -> {length, seed, compressible}
     private final Map<String, String> annotations = new HashMap<>();
 
     GuestSnapshot memoryBytes(long bytes) {
@@ -40,12 +40,23 @@ final class GuestSnapshot {
 
     /** {@code length} seeded random bytes at {@code offset} (later regions overwrite earlier ones). */
     GuestSnapshot memory(long offset, int length, long seed) {
-        regions.add(new long[] {offset, length, seed});
+        regions.add(new long[] {offset, length, seed, 0});
+        return this;
+    }
+
+    /** Like {@link #memory}, with bytes from a 16-letter alphabet (zstd halves them, as it does much of real memory). */
+    GuestSnapshot compressibleMemory(long offset, int length, long seed) {
+        regions.add(new long[] {offset, length, seed, 1});
         return this;
     }
 
     GuestSnapshot durableFile(String name, int length, long seed) {
-        files.put(name, new long[] {length, seed});
+        files.put(name, new long[] {length, seed, 0});
+        return this;
+    }
+
+    GuestSnapshot compressibleDurableFile(String name, int length, long seed) {
+        files.put(name, new long[] {length, seed, 1});
         return this;
     }
 
@@ -60,7 +71,7 @@ final class GuestSnapshot {
         for (Map.Entry<String, long[]> file : files.entrySet()) {
             Path path = durable.resolve(file.getKey());
             Files.createDirectories(path.getParent());
-            Files.write(path, random((int) file.getValue()[0], file.getValue()[1]));
+            Files.write(path, bytes((int) file.getValue()[0], file.getValue()[1], file.getValue()[2] == 1));
             Files.setLastModifiedTime(path, MTIME);
         }
         try (var dirs = Files.walk(durable)) {
@@ -80,13 +91,23 @@ final class GuestSnapshot {
                 memory.setLength(memoryBytes);
                 for (long[] region : regions) {
                     memory.seek(region[0]);
-                    memory.write(random((int) region[1], region[2]));
+                    memory.write(bytes((int) region[1], region[2], region[3] == 1));
                 }
             }
             staging.archiveDurable(durable, ArchiveCompression.NONE, ArchiveProgress.NONE);
             return staging.commit(new SnapshotMetadata(new Manifest.SourceSandbox("sb-" + snapshotId, "guest", "team-a", "uid-" + snapshotId),
                     "54.0.0", SHARES, annotations));
         }
+    }
+
+    private static byte[] bytes(int length, long seed, boolean compressible) {
+        byte[] bytes = random(length, seed);
+        if (compressible) {
+            for (int i = 0; i < length; i++) {
+                bytes[i] = (byte) ('a' + (bytes[i] & 0x0f));
+            }
+        }
+        return bytes;
     }
 
     static byte[] random(int length, long seed) {
