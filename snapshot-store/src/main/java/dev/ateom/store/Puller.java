@@ -154,7 +154,7 @@ final class Puller {
     private void assemble(String snapshotId, RemoteManifest remote, SnapshotLayout layout, Map<ChunkHash, Need> needs,
                           PullProgress progress) throws IOException {
         Map<String, FileChannel> channels = new HashMap<>();
-        try (ChunkCache.Pin pin = cache.pin(needs.keySet().stream().filter(cache::contains).toList())) {
+        try (ChunkCache.Pin _ = cache.pin(needs.keySet().stream().filter(cache::contains).toList())) {
             for (RemoteFile file : remote.files()) {
                 try (RandomAccessFile raf = new RandomAccessFile(layout.directory().resolve(file.path()).toFile(), "rw")) {
                     raf.setLength(file.size()); // all holes until written

@@ -35,7 +35,7 @@ class ChunkCacheTest {
         assertThat(cache.contains(a.hash())).isTrue();
         assertThat(cache.stats().bytes()).isLessThanOrEqualTo(cache.stats().maxBytes());
 
-        try (ChunkCache.Pin pin = cache.pin(List.of(a.hash(), c.hash()))) {
+        try (ChunkCache.Pin _ = cache.pin(List.of(a.hash(), c.hash()))) {
             cache.put(b.hash(), b.frame());
             assertThat(cache.contains(b.hash())).as("no room without evicting a pinned entry").isFalse();
             assertThat(cache.contains(a.hash())).isTrue();
