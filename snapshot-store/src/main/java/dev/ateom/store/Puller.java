@@ -63,7 +63,7 @@ final class Puller {
 
     PullResult pull(String snapshotId, SnapshotStore local, PullOptions options, PullListener listener) throws IOException {
         synchronized (locks.computeIfAbsent(snapshotId, id -> new Object())) {
-            PullProgress progress = new PullProgress(snapshotId, listener);
+            TransferProgress<PullStatus> progress = TransferProgress.pull(snapshotId, listener);
             try {
                 return run(snapshotId, local, options, progress);
             } catch (IOException | RuntimeException | Error e) {
@@ -73,7 +73,8 @@ final class Puller {
         }
     }
 
-    private PullResult run(String snapshotId, SnapshotStore local, PullOptions options, PullProgress progress) throws IOException {
+    private PullResult run(String snapshotId, SnapshotStore local, PullOptions options, TransferProgress<PullStatus> progress)
+            throws IOException {
         Optional<Snapshot> present = local.get(snapshotId);
         if (present.isPresent()) {
             progress.start(0);
@@ -152,7 +153,7 @@ final class Puller {
     }
 
     private void assemble(String snapshotId, RemoteManifest remote, SnapshotLayout layout, Map<ChunkHash, Need> needs,
-                          PullProgress progress) throws IOException {
+                          TransferProgress<PullStatus> progress) throws IOException {
         Map<String, FileChannel> channels = new HashMap<>();
         try (ChunkCache.Pin _ = cache.pin(needs.keySet().stream().filter(cache::contains).toList())) {
             for (RemoteFile file : remote.files()) {
@@ -177,16 +178,16 @@ final class Puller {
         }
     }
 
-    private void place(String snapshotId, ChunkHash hash, Need need, Map<String, FileChannel> channels, PullProgress progress)
-            throws IOException {
+    private void place(String snapshotId, ChunkHash hash, Need need, Map<String, FileChannel> channels,
+                       TransferProgress<PullStatus> progress) throws IOException {
         byte[] plain = cache.read(hash, need.length()).orElse(null);
         if (plain != null) {
-            progress.fromCache(need.length());
+            progress.skipped(need.length());
         } else {
             byte[] frame = objects.get(keys.chunk(hash)).orElseThrow(() -> new ChunkMissingException(hash, snapshotId));
             plain = ChunkCodec.decompressVerified(hash, frame, need.length());
             cache.put(hash, frame);
-            progress.downloaded(need.length(), frame.length);
+            progress.moved(need.length(), frame.length);
         }
         for (Placement placement : need.placements()) {
             FileChannel channel = channels.get(placement.path());

@@ -54,7 +54,7 @@ final class Pusher {
     }
 
     PushStatus push(Snapshot snapshot, PushListener listener) throws IOException {
-        PushProgress progress = new PushProgress(snapshot.id(), listener);
+        TransferProgress<PushStatus> progress = TransferProgress.push(snapshot.id(), listener);
         try {
             return run(snapshot, progress);
         } catch (IOException | RuntimeException | Error e) {
@@ -63,7 +63,7 @@ final class Pusher {
         }
     }
 
-    private PushStatus run(Snapshot snapshot, PushProgress progress) throws IOException {
+    private PushStatus run(Snapshot snapshot, TransferProgress<PushStatus> progress) throws IOException {
         JsonNode local = RemoteManifestCodec.localToTree(snapshot.manifest());
         Optional<byte[]> existing = objects.get(keys.manifest(snapshot.id()));
         if (existing.isPresent()) {
@@ -165,18 +165,18 @@ final class Pusher {
 
     /** The chunks of one push: which were claimed, where to re-read them, when they were confirmed. */
     private final class Upload {
-        private final PushProgress progress;
+        private final TransferProgress<PushStatus> progress;
         private final Map<ChunkHash, Source> sources = new ConcurrentHashMap<>();
         private final Map<ChunkHash, Confirmation> confirmed = new ConcurrentHashMap<>();
 
-        Upload(PushProgress progress) {
+        Upload(TransferProgress<PushStatus> progress) {
             this.progress = progress;
         }
 
         ChunkHash store(Path file, PlainChunk chunk) throws IOException {
             ChunkHash hash = ChunkHash.of(chunk.data(), 0, chunk.length());
             if (sources.putIfAbsent(hash, new Source(file, chunk.offset(), chunk.length())) != null) {
-                progress.deduplicated(chunk.length()); // the same bytes again within this snapshot
+                progress.skipped(chunk.length()); // the same bytes again within this snapshot
                 return hash;
             }
             Instant now = clock.instant();
@@ -184,12 +184,12 @@ final class Pusher {
             if (stored.isPresent()) {
                 refreshIfOld(hash, stored.get(), now);
                 confirmed.put(hash, new Confirmation(now, stored.get().size()));
-                progress.deduplicated(chunk.length());
+                progress.skipped(chunk.length());
             } else {
                 byte[] frame = ChunkCodec.compress(chunk.data(), chunk.length());
                 objects.put(keys.chunk(hash), frame);
                 confirmed.put(hash, new Confirmation(now, frame.length));
-                progress.uploaded(chunk.length(), frame.length);
+                progress.moved(chunk.length(), frame.length);
             }
             return hash;
         }
@@ -230,7 +230,7 @@ final class Pusher {
             byte[] frame = ChunkCodec.compress(plain, plain.length);
             objects.put(keys.chunk(hash), frame);
             confirmed.put(hash, new Confirmation(now, frame.length));
-            progress.reuploaded(frame.length);
+            progress.movedAgain(frame.length);
         }
 
         private void refreshIfOld(ChunkHash hash, ObjectInfo stored, Instant now) throws StoreException {

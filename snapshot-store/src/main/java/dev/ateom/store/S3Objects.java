@@ -48,7 +48,7 @@ final class S3Objects implements AutoCloseable {
             HeadObjectResponse response = client.headObject(HeadObjectRequest.builder().bucket(location.bucket()).key(key).build());
             return Optional.of(new ObjectInfo(key, response.contentLength(), response.lastModified()));
         } catch (S3Exception e) {
-            if (e.statusCode() == 404 && !"NoSuchBucket".equals(StoreErrors.code(e))) {
+            if (isMissingKey(e)) {
                 return Optional.empty();
             }
             throw StoreErrors.map(e, "HEAD " + key, location);
@@ -62,7 +62,7 @@ final class S3Objects implements AutoCloseable {
             return Optional.of(client.getObjectAsBytes(GetObjectRequest.builder().bucket(location.bucket()).key(key).build())
                     .asByteArrayUnsafe());
         } catch (S3Exception e) {
-            if (e.statusCode() == 404 && !"NoSuchBucket".equals(StoreErrors.code(e))) {
+            if (isMissingKey(e)) {
                 return Optional.empty();
             }
             throw StoreErrors.map(e, "GET " + key, location);
@@ -126,6 +126,11 @@ final class S3Objects implements AutoCloseable {
             throw StoreErrors.map(e, "listing " + prefix, location);
         }
         return objects;
+    }
+
+    /** 404 for the key, not for the bucket. */
+    private static boolean isMissingKey(S3Exception e) {
+        return e.statusCode() == 404 && !"NoSuchBucket".equals(StoreErrors.code(e));
     }
 
     StoreLocation location() {
