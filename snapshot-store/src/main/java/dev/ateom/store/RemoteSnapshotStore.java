@@ -16,6 +16,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -118,18 +119,30 @@ public final class RemoteSnapshotStore implements AutoCloseable {
      * A push of the same snapshot already running is joined, not repeated.
      */
     public CompletableFuture<PushStatus> pushInBackground(Snapshot snapshot) {
-        return runningPushes.computeIfAbsent(snapshot.id(), id -> {
-            pushes.put(id, PushStatus.pending(id));
-            CompletableFuture<PushStatus> future = CompletableFuture.supplyAsync(() -> {
+        String id = snapshot.id();
+        CompletableFuture<PushStatus> created = new CompletableFuture<>();
+        CompletableFuture<PushStatus> running = runningPushes.putIfAbsent(id, created);
+        if (running != null) {
+            return running;
+        }
+        pushes.put(id, PushStatus.pending(id));
+        try {
+            coordinators.execute(() -> {
                 try {
-                    return push(snapshot, PushListener.NONE);
-                } catch (IOException e) {
-                    throw new UncheckedIOException(e);
+                    PushStatus status = push(snapshot, PushListener.NONE);
+                    runningPushes.remove(id, created);
+                    created.complete(status);
+                } catch (IOException | RuntimeException | Error e) {
+                    runningPushes.remove(id, created);
+                    created.completeExceptionally(e);
                 }
-            }, coordinators);
-            future.whenComplete((status, error) -> runningPushes.remove(id));
-            return future;
-        });
+            });
+        } catch (RejectedExecutionException e) {
+            runningPushes.remove(id, created);
+            pushes.put(id, TransferProgress.push(id, PushListener.NONE).fail(e));
+            created.completeExceptionally(e);
+        }
+        return created;
     }
 
     /** The latest status of a push this process ran or runs. */

@@ -14,7 +14,7 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.SdkHttpMethod;
 
 /** The S3 server dies in the middle of a push; the push fails cleanly and a retry sends only what is missing. */
-class PushFaultTest extends StoreTestBase {
+class PushFaultTest extends StoreTestBase implements StoreTestBase.OwnServer {
     private static final int MIB = 1 << 20;
 
     /** Counts chunk PUTs as they go on the wire (every attempt, retries included). */
@@ -33,7 +33,7 @@ class PushFaultTest extends StoreTestBase {
     void aServerStoppedMidPushFailsItWithoutAManifestAndTheRetryResendsNoStoredChunk() throws IOException {
         ChunkPuts puts = new ChunkPuts();
         Host pusher = host("pusher", settings().withInterceptor(puts), CACHE_BYTES, HOST_CPU);
-        Snapshot snapshot = new GuestSnapshot().memoryBytes(40L * MIB).memory(0, 32 * MIB, 1).durableFile("d/f", 4 * MIB, 2)
+        Snapshot snapshot = new GuestSnapshot().memoryBytes(24L * MIB).memory(0, 20 * MIB, 1).durableFile("d/f", 2 * MIB, 2)
                 .commit(pusher.local(), "snap-1");
 
         AtomicBoolean stopped = new AtomicBoolean();

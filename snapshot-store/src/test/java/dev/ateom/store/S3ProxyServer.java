@@ -109,7 +109,7 @@ final class S3ProxyServer implements AutoCloseable {
     }
 
     @Override
-    public void close() throws IOException {
+    public void close() {
         stop();
         deleteTree(directory);
     }

@@ -11,10 +11,18 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.io.TempDir;
 
-/** One s3proxy per test class, a fresh bucket per test, and two "hosts" (state dirs) that share it. */
+/**
+ * One s3proxy for all store tests of the JVM (a test class that kills it gets its own: {@link OwnServer}), a fresh
+ * bucket per test, and two "hosts" (state dirs with their own chunk caches) that share it.
+ */
 abstract class StoreTestBase {
+    /** For test classes that stop or restart the server. */
+    interface OwnServer {
+    }
+
     static final long CACHE_BYTES = 256L << 20;
     static final CpuProfile HOST_CPU = new CpuProfile("GenuineIntel", "6", "85", "Test CPU", List.of("fpu", "sse2", "avx2"));
     private static final AtomicInteger BUCKETS = new AtomicInteger();
@@ -22,6 +30,8 @@ abstract class StoreTestBase {
     @TempDir
     static Path serverDir;
     static S3ProxyServer server;
+    private static S3ProxyServer shared;
+    private static boolean ownServer;
 
     @TempDir
     Path work;
@@ -36,13 +46,32 @@ abstract class StoreTestBase {
     }
 
     @BeforeAll
-    static void startServer() throws IOException {
-        server = S3ProxyServer.start(serverDir);
+    static void startServer(TestInfo info) throws IOException {
+        ownServer = OwnServer.class.isAssignableFrom(info.getTestClass().orElseThrow());
+        server = ownServer ? S3ProxyServer.start(serverDir) : shared();
     }
 
     @AfterAll
     static void stopServer() throws IOException {
-        server.close();
+        if (ownServer) {
+            server.close();
+        }
+    }
+
+    private static synchronized S3ProxyServer shared() throws IOException {
+        if (shared == null) {
+            Path dir = Files.createTempDirectory("ateom-store-tests-");
+            S3ProxyServer started = S3ProxyServer.start(dir);
+            Runtime.getRuntime().addShutdownHook(new Thread(() -> {
+                try {
+                    started.close();
+                } finally {
+                    S3ProxyServer.deleteTree(dir);
+                }
+            }));
+            shared = started;
+        }
+        return shared;
     }
 
     @BeforeEach
