@@ -18,6 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.atomic.AtomicInteger;
+import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
 
 /**
  * The snapshot store shared by many hosts: an S3 bucket (or a prefix of one) holding content-addressed chunks
@@ -79,10 +80,11 @@ public final class RemoteSnapshotStore implements AutoCloseable {
     /** As {@link #open(StoreSettings, Path, long)}, with the CPU this host reports (tests stand in for another host). */
     public static RemoteSnapshotStore open(StoreSettings settings, Path chunkCacheDir, long chunkCacheBytes, CpuProfile hostCpu)
             throws IOException {
-        S3ClientFactory.requireCredentials(settings);
+        AwsCredentialsProvider credentials = S3ClientFactory.credentials(settings);
+        S3ClientFactory.requireCredentials(credentials);
         ChunkCache cache = ChunkCache.open(chunkCacheDir, chunkCacheBytes);
-        return new RemoteSnapshotStore(settings, new S3Objects(S3ClientFactory.create(settings), settings.location()), cache, hostCpu,
-                Clock.systemUTC());
+        return new RemoteSnapshotStore(settings, new S3Objects(S3ClientFactory.create(settings, credentials), settings.location()), cache,
+                hostCpu, Clock.systemUTC());
     }
 
     public StoreSettings settings() {

@@ -25,13 +25,17 @@ final class S3ClientFactory {
     }
 
     static S3Client create(StoreSettings settings) throws StoreException {
+        return create(settings, credentials(settings));
+    }
+
+    static S3Client create(StoreSettings settings, AwsCredentialsProvider credentials) throws StoreException {
         S3ClientBuilder builder = S3Client.builder()
                 .httpClientBuilder(UrlConnectionHttpClient.builder().connectionTimeout(CONNECT_TIMEOUT).socketTimeout(SOCKET_TIMEOUT))
                 .region(region(settings))
                 .forcePathStyle(settings.pathStyle())
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
-                .credentialsProvider(credentials(settings))
+                .credentialsProvider(credentials)
                 .overrideConfiguration(override -> {
                     override.retryStrategy(RetryMode.STANDARD);
                     settings.interceptors().forEach(override::addExecutionInterceptor);
@@ -40,7 +44,8 @@ final class S3ClientFactory {
         return builder.build();
     }
 
-    private static AwsCredentialsProvider credentials(StoreSettings settings) {
+    /** The settings' provider, else the SDK's default chain (environment, system properties, profile, container/instance role). */
+    static AwsCredentialsProvider credentials(StoreSettings settings) {
         return settings.credentials().orElseGet(() -> DefaultCredentialsProvider.builder().build());
     }
 
@@ -59,9 +64,9 @@ final class S3ClientFactory {
     }
 
     /** Resolves credentials once, so a missing one is reported at start and not as the first push's failure. */
-    static void requireCredentials(StoreSettings settings) throws StoreCredentialsException {
+    static void requireCredentials(AwsCredentialsProvider credentials) throws StoreCredentialsException {
         try {
-            credentials(settings).resolveCredentials();
+            credentials.resolveCredentials();
         } catch (SdkClientException e) {
             throw new StoreCredentialsException("no credentials for the store: " + e.getMessage(), e);
         }
