@@ -10,8 +10,9 @@ import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The module table of docs/DESIGN.md: libraries never use the daemon, the four libraries never use each other, and
- * child-process, which two of them share, uses none of them.
+ * The module table of docs/DESIGN.md: libraries never use the daemon, the four libraries never use each other,
+ * child-process, which two of them share, uses none of them, and snapshot-store uses the snapshot module and nothing
+ * else of ours.
  */
 class ModuleBoundariesTest {
     private static JavaClasses classes;
@@ -26,7 +27,7 @@ class ModuleBoundariesTest {
     @Test
     void everyModuleIsOnTheClasspath() {
         for (String pkg : new String[] {"dev.ateom.process", "dev.ateom.chv", "dev.ateom.virtiofsd", "dev.ateom.snapshot", "dev.ateom.network",
-                "dev.ateom.fixtures", "dev.ateom.microvm"}) {
+                "dev.ateom.store", "dev.ateom.fixtures", "dev.ateom.microvm"}) {
             assertThat(classes.stream().anyMatch(c -> c.getPackageName().startsWith(pkg))).as(pkg).isTrue();
         }
     }
@@ -34,8 +35,7 @@ class ModuleBoundariesTest {
     @Test
     void librariesNeverDependOnTheDaemon() {
         noClasses().that().resideInAnyPackage("dev.ateom.process..", "dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.snapshot..",
-                        "dev.ateom.network..",
-                        "dev.ateom.fixtures..")
+                        "dev.ateom.network..", "dev.ateom.store..", "dev.ateom.fixtures..")
                 .should().dependOnClassesThat().resideInAPackage("dev.ateom.microvm..")
                 .check(classes);
     }
@@ -44,7 +44,7 @@ class ModuleBoundariesTest {
     void theChildLauncherIsTheFloorEveryoneStandsOn() {
         noClasses().that().resideInAPackage("dev.ateom.process..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.snapshot..",
-                        "dev.ateom.network..", "dev.ateom.fixtures..")
+                        "dev.ateom.network..", "dev.ateom.store..", "dev.ateom.fixtures..")
                 .check(classes);
     }
 
@@ -60,7 +60,7 @@ class ModuleBoundariesTest {
     void chvClientStandsAlone() {
         noClasses().that().resideInAPackage("dev.ateom.chv..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.virtiofsd..", "dev.ateom.snapshot..", "dev.ateom.network..",
-                        "dev.ateom.fixtures..")
+                        "dev.ateom.store..", "dev.ateom.fixtures..")
                 .check(classes);
     }
 
@@ -68,7 +68,7 @@ class ModuleBoundariesTest {
     void networkSlotsStandAlone() {
         noClasses().that().resideInAPackage("dev.ateom.network..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.snapshot..",
-                        "dev.ateom.fixtures..")
+                        "dev.ateom.store..", "dev.ateom.fixtures..")
                 .check(classes);
     }
 
@@ -76,7 +76,7 @@ class ModuleBoundariesTest {
     void virtiofsdManagerStandsAlone() {
         noClasses().that().resideInAPackage("dev.ateom.virtiofsd..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.snapshot..", "dev.ateom.network..",
-                        "dev.ateom.fixtures..")
+                        "dev.ateom.store..", "dev.ateom.fixtures..")
                 .check(classes);
     }
 
@@ -84,7 +84,16 @@ class ModuleBoundariesTest {
     void snapshotStandsAlone() {
         noClasses().that().resideInAPackage("dev.ateom.snapshot..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.network..",
-                        "dev.ateom.fixtures..")
+                        "dev.ateom.store..", "dev.ateom.fixtures..")
+                .check(classes);
+    }
+
+    /** The store builds on the snapshot module only: it never drives CHV, virtiofsd or the network. */
+    @Test
+    void snapshotStoreUsesOnlyTheSnapshotModule() {
+        noClasses().that().resideInAPackage("dev.ateom.store..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.process..", "dev.ateom.chv..", "dev.ateom.virtiofsd..",
+                        "dev.ateom.network..", "dev.ateom.fixtures..")
                 .check(classes);
     }
 

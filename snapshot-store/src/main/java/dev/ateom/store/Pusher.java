@@ -1,0 +1,259 @@
+package dev.ateom.store;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ateom.snapshot.Manifest;
+import dev.ateom.snapshot.Snapshot;
+import dev.ateom.snapshot.SnapshotLayout;
+import java.io.EOFException;
+import java.io.IOException;
+import java.nio.ByteBuffer;
+import java.nio.channels.FileChannel;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutorService;
+import java.util.function.Supplier;
+
+/**
+ * Pushes one local snapshot: cuts its files into chunks (reading each file once), and for every distinct chunk
+ * checks the store (HEAD) and uploads it compressed only if absent, in parallel; then writes the manifest, last.
+ * A push that failed leaves its uploaded chunks, so the next attempt sends only what is still missing.
+ *
+ * <p>Against gc: a chunk the store already had but that is older than half the gc grace is copied onto itself
+ * (its Last-Modified becomes now), and before the manifest is written every chunk confirmed longer than half the
+ * grace ago is confirmed again; so from the moment gc could see it unreferenced to the moment the manifest
+ * references it, each chunk is younger than the grace, and gc keeps it.
+ */
+final class Pusher {
+    private final S3Objects objects;
+    private final StoreKeys keys;
+    private final ExecutorService pool;
+    private final int parallelism;
+    private final Duration confirmWindow;
+    private final Supplier<CpuProfile> hostCpu;
+    private final Clock clock;
+
+    Pusher(S3Objects objects, StoreKeys keys, ExecutorService pool, int parallelism, Duration gcGrace, Supplier<CpuProfile> hostCpu,
+           Clock clock) {
+        this.objects = objects;
+        this.keys = keys;
+        this.pool = pool;
+        this.parallelism = parallelism;
+        this.confirmWindow = gcGrace.dividedBy(2);
+        this.hostCpu = hostCpu;
+        this.clock = clock;
+    }
+
+    PushStatus push(Snapshot snapshot, PushListener listener) throws IOException {
+        TransferProgress<PushStatus> progress = TransferProgress.push(snapshot.id(), listener);
+        try {
+            return run(snapshot, progress);
+        } catch (IOException | RuntimeException | Error e) {
+            progress.fail(e);
+            throw e;
+        }
+    }
+
+    private PushStatus run(Snapshot snapshot, TransferProgress<PushStatus> progress) throws IOException {
+        JsonNode local = RemoteManifestCodec.localToTree(snapshot.manifest());
+        Optional<byte[]> existing = objects.get(keys.manifest(snapshot.id()));
+        if (existing.isPresent()) {
+            RemoteManifest stored = RemoteManifestCodec.read(snapshot.id(), existing.get());
+            if (!RemoteManifestCodec.local(stored).equals(snapshot.manifest())) {
+                throw new RemoteSnapshotConflictException(snapshot.id());
+            }
+            progress.start(0);
+            return progress.finish();
+        }
+        SnapshotLayout layout = snapshot.layout();
+        long total = 0;
+        for (String path : SnapshotLayout.CONTENT_FILES) {
+            total += Files.size(layout.directory().resolve(path));
+        }
+        progress.start(total);
+
+        Upload upload = new Upload(progress);
+        List<FilePieces> files = new ArrayList<>();
+        try (BoundedTasks tasks = new BoundedTasks(pool, 2 * parallelism)) {
+            for (String path : SnapshotLayout.CONTENT_FILES) {
+                Path file = layout.directory().resolve(path);
+                FilePieces pieces = new FilePieces(path, file, Files.size(file),
+                        path.equals(SnapshotLayout.MEMORY_RANGES) ? MemoryChunker.NAME : FastCdc.NAME, new ArrayList<>());
+                files.add(pieces);
+                ChunkSink sink = new ChunkSink() {
+                    @Override
+                    public void data(PlainChunk chunk) throws IOException {
+                        CompletableFuture<ChunkHash> hash = new CompletableFuture<>();
+                        pieces.pieces().add(new Piece(chunk.offset(), chunk.length(), hash));
+                        tasks.submit(() -> hash.complete(upload.store(file, chunk)));
+                    }
+
+                    @Override
+                    public void hole(long offset, long length) {
+                        pieces.pieces().add(new Piece(offset, length, null));
+                        progress.zeros(length);
+                    }
+                };
+                if (path.equals(SnapshotLayout.MEMORY_RANGES)) {
+                    MemoryChunker.chunk(file, sink);
+                } else {
+                    ArchiveChunker.chunk(file, sink);
+                }
+            }
+            tasks.awaitAll();
+        }
+        upload.reconfirmStale();
+        RemoteManifest manifest = new RemoteManifest(RemoteManifest.FORMAT_VERSION, snapshot.id(), clock.instant(),
+                new HostRequirements(snapshot.manifest().chvVersion(), cpuOf(snapshot.manifest())), upload.storedBytes(),
+                files.stream().map(FilePieces::toRemote).toList(), local);
+        objects.put(keys.manifest(snapshot.id()), RemoteManifestCodec.toBytes(manifest));
+        return progress.finish();
+    }
+
+    /** The CPU the daemon recorded at snapshot time if it did, else this host's (which then took the snapshot). */
+    private CpuProfile cpuOf(Manifest manifest) throws RemoteFormatException {
+        String recorded = manifest.annotations().get(CpuProfile.ANNOTATION);
+        if (recorded == null) {
+            return hostCpu.get();
+        }
+        try {
+            return RemoteManifestCodec.JSON.readValue(recorded, CpuProfile.class);
+        } catch (IOException | IllegalArgumentException e) {
+            throw new RemoteFormatException("snapshot " + manifest.snapshotId() + ": annotation " + CpuProfile.ANNOTATION
+                    + " is not a CPU profile: " + e.getMessage(), e);
+        }
+    }
+
+    private record Piece(long offset, long length, CompletableFuture<ChunkHash> hash) {
+        ChunkRef toRef() {
+            return hash == null ? ChunkRef.zeros(offset, length) : ChunkRef.data(offset, length, hash.join());
+        }
+    }
+
+    private record FilePieces(String path, Path file, long size, String chunking, List<Piece> pieces) {
+        /** Adjacent holes merge into one piece, which keeps manifests of mostly empty guests small. */
+        RemoteFile toRemote() {
+            List<ChunkRef> refs = new ArrayList<>();
+            for (Piece piece : pieces) {
+                ChunkRef ref = piece.toRef();
+                ChunkRef last = refs.isEmpty() ? null : refs.getLast();
+                if (ref.isHole() && last != null && last.isHole()) {
+                    refs.set(refs.size() - 1, ChunkRef.zeros(last.offset(), last.length() + ref.length()));
+                } else {
+                    refs.add(ref);
+                }
+            }
+            return new RemoteFile(path, size, chunking, refs);
+        }
+    }
+
+    /** Where a chunk's bytes can be read again, and when the store was last seen to hold it (and with what size). */
+    private record Source(Path file, long offset, int length) {
+    }
+
+    private record Confirmation(Instant at, long storedSize) {
+    }
+
+    /** The chunks of one push: which were claimed, where to re-read them, when they were confirmed. */
+    private final class Upload {
+        private final TransferProgress<PushStatus> progress;
+        private final Map<ChunkHash, Source> sources = new ConcurrentHashMap<>();
+        private final Map<ChunkHash, Confirmation> confirmed = new ConcurrentHashMap<>();
+
+        Upload(TransferProgress<PushStatus> progress) {
+            this.progress = progress;
+        }
+
+        ChunkHash store(Path file, PlainChunk chunk) throws IOException {
+            ChunkHash hash = ChunkHash.of(chunk.data(), 0, chunk.length());
+            if (sources.putIfAbsent(hash, new Source(file, chunk.offset(), chunk.length())) != null) {
+                progress.skipped(chunk.length()); // the same bytes again within this snapshot
+                return hash;
+            }
+            Instant now = clock.instant();
+            Optional<ObjectInfo> stored = objects.head(keys.chunk(hash));
+            if (stored.isPresent()) {
+                refreshIfOld(hash, stored.get(), now);
+                confirmed.put(hash, new Confirmation(now, stored.get().size()));
+                progress.skipped(chunk.length());
+            } else {
+                byte[] frame = ChunkCodec.compress(chunk.data(), chunk.length());
+                objects.put(keys.chunk(hash), frame);
+                confirmed.put(hash, new Confirmation(now, frame.length));
+                progress.moved(chunk.length(), frame.length);
+            }
+            return hash;
+        }
+
+        /** Confirms again, in parallel, every chunk last confirmed more than half the gc grace ago; repeats until none is. */
+        void reconfirmStale() throws IOException {
+            for (int round = 0; round < 10; round++) {
+                Instant limit = clock.instant().minus(confirmWindow);
+                List<ChunkHash> stale = confirmed.entrySet().stream().filter(e -> e.getValue().at().isBefore(limit)).map(Map.Entry::getKey).toList();
+                if (stale.isEmpty()) {
+                    return;
+                }
+                try (BoundedTasks tasks = new BoundedTasks(pool, parallelism)) {
+                    for (ChunkHash hash : stale) {
+                        tasks.submit(() -> reconfirm(hash));
+                    }
+                    tasks.awaitAll();
+                }
+            }
+            throw new StoreException("push could not confirm its chunks within half the gc grace (" + confirmWindow
+                    + ") ten times in a row; the store is too slow for this grace");
+        }
+
+        private void reconfirm(ChunkHash hash) throws IOException {
+            Instant now = clock.instant();
+            Optional<ObjectInfo> stored = objects.head(keys.chunk(hash));
+            if (stored.isPresent()) {
+                refreshIfOld(hash, stored.get(), now);
+                confirmed.put(hash, new Confirmation(now, stored.get().size()));
+                return;
+            }
+            Source source = sources.get(hash);
+            byte[] plain = read(source);
+            if (!ChunkHash.of(plain, 0, plain.length).equals(hash)) {
+                throw new StoreException("chunk " + hash + " vanished from the store and " + source.file()
+                        + " changed since it was read; push again");
+            }
+            byte[] frame = ChunkCodec.compress(plain, plain.length);
+            objects.put(keys.chunk(hash), frame);
+            confirmed.put(hash, new Confirmation(now, frame.length));
+            progress.movedAgain(frame.length);
+        }
+
+        private void refreshIfOld(ChunkHash hash, ObjectInfo stored, Instant now) throws StoreException {
+            if (stored.lastModified() != null && stored.lastModified().isBefore(now.minus(confirmWindow))) {
+                objects.touch(keys.chunk(hash));
+            }
+        }
+
+        long storedBytes() {
+            return confirmed.values().stream().mapToLong(Confirmation::storedSize).sum();
+        }
+
+        private static byte[] read(Source source) throws IOException {
+            byte[] data = new byte[source.length()];
+            ByteBuffer buffer = ByteBuffer.wrap(data);
+            try (FileChannel channel = FileChannel.open(source.file(), StandardOpenOption.READ)) {
+                while (buffer.hasRemaining()) {
+                    if (channel.read(buffer, source.offset() + buffer.position()) < 0) {
+                        throw new EOFException(source.file() + " is shorter than when it was pushed");
+                    }
+                }
+            }
+            return data;
+        }
+    }
+}

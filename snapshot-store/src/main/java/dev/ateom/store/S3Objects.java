@@ -1,0 +1,144 @@
+package dev.ateom.store;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import software.amazon.awssdk.core.exception.SdkException;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.CopyObjectRequest;
+import software.amazon.awssdk.services.s3.model.DeleteObjectRequest;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.HeadBucketRequest;
+import software.amazon.awssdk.services.s3.model.HeadObjectRequest;
+import software.amazon.awssdk.services.s3.model.HeadObjectResponse;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
+import software.amazon.awssdk.services.s3.model.MetadataDirective;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.S3Exception;
+import software.amazon.awssdk.services.s3.model.S3Object;
+
+/** The few object operations the store needs, on one bucket, with typed errors. Thread-safe. */
+final class S3Objects implements AutoCloseable {
+    private final S3Client client;
+    private final StoreLocation location;
+
+    S3Objects(S3Client client, StoreLocation location) {
+        this.client = client;
+        this.location = location;
+    }
+
+    void headBucket() throws StoreException {
+        try {
+            client.headBucket(HeadBucketRequest.builder().bucket(location.bucket()).build());
+        } catch (S3Exception e) {
+            if (e.statusCode() == 404) {
+                throw new BucketNotFoundException(location.bucket(), e);
+            }
+            throw StoreErrors.map(e, "checking bucket " + location.bucket(), location);
+        } catch (SdkException e) {
+            throw StoreErrors.map(e, "checking bucket " + location.bucket(), location);
+        }
+    }
+
+    Optional<ObjectInfo> head(String key) throws StoreException {
+        try {
+            HeadObjectResponse response = client.headObject(HeadObjectRequest.builder().bucket(location.bucket()).key(key).build());
+            return Optional.of(new ObjectInfo(key, response.contentLength(), response.lastModified()));
+        } catch (S3Exception e) {
+            if (isMissingKey(e)) {
+                return Optional.empty();
+            }
+            throw StoreErrors.map(e, "HEAD " + key, location);
+        } catch (SdkException e) {
+            throw StoreErrors.map(e, "HEAD " + key, location);
+        }
+    }
+
+    Optional<byte[]> get(String key) throws StoreException {
+        try {
+            return Optional.of(client.getObjectAsBytes(GetObjectRequest.builder().bucket(location.bucket()).key(key).build())
+                    .asByteArrayUnsafe());
+        } catch (S3Exception e) {
+            if (isMissingKey(e)) {
+                return Optional.empty();
+            }
+            throw StoreErrors.map(e, "GET " + key, location);
+        } catch (SdkException e) {
+            throw StoreErrors.map(e, "GET " + key, location);
+        }
+    }
+
+    void put(String key, byte[] content) throws StoreException {
+        try {
+            client.putObject(PutObjectRequest.builder().bucket(location.bucket()).key(key).contentLength((long) content.length).build(),
+                    RequestBody.fromBytes(content));
+        } catch (SdkException e) {
+            throw StoreErrors.map(e, "PUT " + key, location);
+        }
+    }
+
+    /** PUT with {@code If-None-Match: *}: false when the store answers 412 (the key exists and the store honours the condition). */
+    boolean putIfAbsent(String key, byte[] content) throws StoreException {
+        try {
+            client.putObject(PutObjectRequest.builder().bucket(location.bucket()).key(key).ifNoneMatch("*")
+                    .contentLength((long) content.length).build(), RequestBody.fromBytes(content));
+            return true;
+        } catch (S3Exception e) {
+            if (e.statusCode() == 412) {
+                return false;
+            }
+            throw StoreErrors.map(e, "conditional PUT " + key, location);
+        } catch (SdkException e) {
+            throw StoreErrors.map(e, "conditional PUT " + key, location);
+        }
+    }
+
+    /** Copies an object onto itself so its Last-Modified becomes now (what keeps a reused chunk out of gc's reach). */
+    void touch(String key) throws StoreException {
+        try {
+            client.copyObject(CopyObjectRequest.builder().sourceBucket(location.bucket()).sourceKey(key)
+                    .destinationBucket(location.bucket()).destinationKey(key)
+                    .metadataDirective(MetadataDirective.REPLACE).metadata(Map.of("ateom-touched", Instant.now().toString())).build());
+        } catch (SdkException e) {
+            throw StoreErrors.map(e, "refreshing " + key, location);
+        }
+    }
+
+    void delete(String key) throws StoreException {
+        try {
+            client.deleteObject(DeleteObjectRequest.builder().bucket(location.bucket()).key(key).build());
+        } catch (SdkException e) {
+            throw StoreErrors.map(e, "DELETE " + key, location);
+        }
+    }
+
+    List<ObjectInfo> list(String prefix) throws StoreException {
+        List<ObjectInfo> objects = new ArrayList<>();
+        try {
+            for (S3Object object : client.listObjectsV2Paginator(ListObjectsV2Request.builder().bucket(location.bucket()).prefix(prefix).build())
+                    .contents()) {
+                objects.add(new ObjectInfo(object.key(), object.size(), object.lastModified()));
+            }
+        } catch (SdkException e) {
+            throw StoreErrors.map(e, "listing " + prefix, location);
+        }
+        return objects;
+    }
+
+    /** 404 for the key, not for the bucket. */
+    private static boolean isMissingKey(S3Exception e) {
+        return e.statusCode() == 404 && !"NoSuchBucket".equals(StoreErrors.code(e));
+    }
+
+    StoreLocation location() {
+        return location;
+    }
+
+    @Override
+    public void close() {
+        client.close();
+    }
+}

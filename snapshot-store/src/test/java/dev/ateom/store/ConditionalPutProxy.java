@@ -1,0 +1,93 @@
+package dev.ateom.store;
+
+import com.sun.net.httpserver.HttpExchange;
+import com.sun.net.httpserver.HttpServer;
+import java.io.IOException;
+import java.io.InputStream;
+import java.io.OutputStream;
+import java.net.HttpURLConnection;
+import java.net.InetAddress;
+import java.net.InetSocketAddress;
+import java.net.URI;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * A test-only HTTP proxy in front of s3proxy that makes {@code If-None-Match: *} atomic: s3proxy 2.9.0 checks the
+ * condition correctly one request at a time but not under concurrency, so the proxy lets conditional PUTs
+ * through one at a time. Everything else is forwarded unchanged (Host included, so SigV4 signatures stay valid;
+ * that needs {@code -Dsun.net.http.allowRestrictedHeaders=true}, set for this module's tests).
+ */
+final class ConditionalPutProxy implements AutoCloseable {
+    private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "transfer-encoding", "expect", "content-length", "date");
+
+    private final URI backend;
+    private final HttpServer server;
+    private final ExecutorService threads = Executors.newFixedThreadPool(16);
+    private final ReentrantLock conditionalWrites = new ReentrantLock(true);
+
+    ConditionalPutProxy(URI backend) throws IOException {
+        this.backend = backend;
+        this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
+        server.createContext("/", this::forward);
+        server.setExecutor(threads);
+        server.start();
+    }
+
+    URI endpoint() {
+        return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
+    }
+
+    private void forward(HttpExchange exchange) throws IOException {
+        boolean conditional = exchange.getRequestHeaders().containsKey("If-None-Match");
+        if (conditional) {
+            conditionalWrites.lock();
+        }
+        try (exchange) {
+            byte[] body = exchange.getRequestBody().readAllBytes();
+            HttpURLConnection connection = (HttpURLConnection) backend.resolve(exchange.getRequestURI().getRawPath()
+                    + (exchange.getRequestURI().getRawQuery() == null ? "" : "?" + exchange.getRequestURI().getRawQuery())).toURL().openConnection();
+            connection.setRequestMethod(exchange.getRequestMethod());
+            connection.setInstanceFollowRedirects(false);
+            for (Map.Entry<String, List<String>> header : exchange.getRequestHeaders().entrySet()) {
+                if (!HOP_BY_HOP.contains(header.getKey().toLowerCase())) {
+                    header.getValue().forEach(value -> connection.addRequestProperty(header.getKey(), value));
+                }
+            }
+            if (body.length > 0 || exchange.getRequestMethod().equals("PUT") || exchange.getRequestMethod().equals("POST")) {
+                connection.setDoOutput(true);
+                connection.setFixedLengthStreamingMode(body.length);
+                try (OutputStream out = connection.getOutputStream()) {
+                    out.write(body);
+                }
+            }
+            int status = connection.getResponseCode();
+            InputStream in = status >= 400 ? connection.getErrorStream() : connection.getInputStream();
+            byte[] response = in == null ? new byte[0] : in.readAllBytes();
+            for (Map.Entry<String, List<String>> header : connection.getHeaderFields().entrySet()) {
+                if (header.getKey() != null && !HOP_BY_HOP.contains(header.getKey().toLowerCase())) {
+                    exchange.getResponseHeaders().put(header.getKey(), header.getValue());
+                }
+            }
+            boolean head = exchange.getRequestMethod().equals("HEAD");
+            exchange.sendResponseHeaders(status, head || response.length == 0 ? -1 : response.length);
+            if (!head && response.length > 0) {
+                exchange.getResponseBody().write(response);
+            }
+        } finally {
+            if (conditional) {
+                conditionalWrites.unlock();
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        server.stop(0);
+        threads.shutdownNow();
+    }
+}
