@@ -45,6 +45,11 @@ final class VirtiofsdShare implements AutoCloseable {
         return Files.readString(log);
     }
 
+    /**
+     * Kills virtiofsd and waits until nothing listens on its socket any more: its sandboxed child may outlive the
+     * reaped parent for a moment, and a test that reuses the socket file as "stale" must not meet that listener.
+     * {@code /proc/net/unix} keeps the path the socket was bound to, even after the file was moved.
+     */
     @Override
     public void close() {
         process.destroyForcibly();
@@ -52,6 +57,9 @@ final class VirtiofsdShare implements AutoCloseable {
             process.waitFor(5, TimeUnit.SECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
+            return;
         }
+        Eventually.until(Duration.ofSeconds(5), () -> !ListeningSockets.current().contains(socket.toString()),
+                "virtiofsd's listener on " + socket + " to be gone");
     }
 }
