@@ -131,6 +131,16 @@ public final class ChvProcess implements AutoCloseable {
         }
     }
 
+    /**
+     * This process after its caller renamed its API socket (and log files) to the paths of {@code moved}: a warm,
+     * idle CHV handed to a sandbox keeps running, only its client now dials the new path. This instance's client
+     * is closed; use the returned one from now on.
+     */
+    public ChvProcess movedTo(ChvLaunch moved) {
+        client.close();
+        return new ChvProcess(moved, process, new ChvClient(moved.apiSocket()));
+    }
+
     /** The client for this process's API socket. */
     public ChvClient client() {
         return client;
@@ -177,6 +187,20 @@ public final class ChvProcess implements AutoCloseable {
             LOG.log(System.Logger.Level.WARNING, "CHV pid {0} did not exit after SIGKILL: {1}", String.valueOf(process.pid()), e.toString());
         }
         client.close();
+        removeStaleSocket();
+    }
+
+    /**
+     * The API socket of an exited CHV: it unlinks its own only on a clean exit, and only at the path it was started
+     * with (a pooled CHV's socket was moved since), so the launcher does.
+     */
+    private void removeStaleSocket() {
+        try {
+            Files.deleteIfExists(launch.apiSocket());
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "cannot remove the API socket {0} of exited CHV pid {1}: {2}", launch.apiSocket(),
+                    String.valueOf(process.pid()), e.getMessage());
+        }
     }
 
     /**
@@ -193,6 +217,7 @@ public final class ChvProcess implements AutoCloseable {
             Optional<Integer> code = awaitExit(grace);
             if (code.isPresent()) {
                 client.close();
+                removeStaleSocket();
                 return code.get();
             }
             LOG.log(System.Logger.Level.WARNING, "CHV pid {0} still running {1} ms after vmm.shutdown, killing",

@@ -21,6 +21,8 @@ public enum ConfigOption {
     MAX_REQUEST_BYTES("max-request-bytes", "1048576", "Largest request body the API accepts (413 above)."),
     CHILDREN_DIE_WITH_DAEMON("children-die-with-daemon", "true",
             "true: CHV and virtiofsd get SIGKILL when the daemon dies. false: they keep running and a restarted daemon adopts them."),
+    VMM_POOL("vmm-pool", "2", "Idle cloud-hypervisor processes kept started for create, clone and resume to claim (0: none; "
+            + "always 0 when children do not die with the daemon)."),
     LOG_LEVEL("log-level", "INFO", "One of ERROR, WARNING, INFO, DEBUG, TRACE. Logs are JSON lines on stderr."),
     CONFIG("config", "/etc/ateom/ateom.yaml", "YAML file with any of these keys (flag names); missing file is fine unless named explicitly.");
 

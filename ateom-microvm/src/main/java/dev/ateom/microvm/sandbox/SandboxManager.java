@@ -17,6 +17,7 @@ import dev.ateom.microvm.sandbox.operation.VmStarter;
 import dev.ateom.microvm.systeminfo.spec.ActorIdentity;
 import dev.ateom.microvm.systeminfo.spec.SpecViolation;
 import dev.ateom.microvm.timing.OperationMetrics;
+import dev.ateom.microvm.vm.VmmPool;
 import dev.ateom.virtiofsd.VirtiofsdLauncher;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
@@ -24,6 +25,7 @@ import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -43,11 +45,14 @@ public final class SandboxManager implements AutoCloseable {
     private final OperationContext context;
     private final HostTools tools;
     private final Map<String, SandboxEntry> sandboxes = new ConcurrentHashMap<>();
+    private final VmmPool pool;
 
     public SandboxManager(DaemonConfig config, SandboxStore store, VirtiofsdLauncher virtiofsd, SnapshotCatalog snapshots,
                           SystemInfoVolumes systemInfo, GuestProbe probe, HostTools tools, PrometheusRegistry registry) {
         OperationMetrics metrics = new OperationMetrics(registry, this::countByState);
-        this.context = new OperationContext(config, store, new VmStarter(config, virtiofsd, snapshots, tools), virtiofsd, snapshots,
+        this.pool = VmmPool.start(config.runDir(), tools.ready() ? tools.hypervisor().resolved() : Optional.empty(),
+                config.childrenDieWithDaemon() ? config.vmmPool() : 0, registry);
+        this.context = new OperationContext(config, store, new VmStarter(config, virtiofsd, snapshots, tools, pool), virtiofsd, snapshots,
                 systemInfo, probe, metrics, new Transitions(store, metrics));
         this.tools = tools;
     }
@@ -158,5 +163,6 @@ public final class SandboxManager implements AutoCloseable {
     @Override
     public void close() {
         DaemonStop.run(sandboxes.values(), context.config().childrenDieWithDaemon(), this::suspend);
+        pool.close();
     }
 }

@@ -86,6 +86,27 @@ final class DaemonHarness implements AutoCloseable {
         return new Response(res.statusCode(), res.headers().firstValue("content-type").orElse(""), body);
     }
 
+    /** The Prometheus text of {@code /metrics}. */
+    String metrics() throws Exception {
+        return http.send(HttpRequest.newBuilder(uri("/metrics")).header("Authorization", "Bearer " + token).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    /** The value of an unlabelled metric, or -1 when absent. */
+    double metric(String name) throws Exception {
+        return metrics().lines().filter(l -> l.startsWith(name + " ")).mapToDouble(l -> Double.parseDouble(l.substring(name.length() + 1)))
+                .findFirst().orElse(-1);
+    }
+
+    /** Waits (up to a minute) until the VMM pool holds as many idle members as it keeps, so no member is half-started. */
+    void awaitPoolFull() throws Exception {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (metric("ateom_vmm_pool_ready") < metric("ateom_vmm_pool_size")) {
+            if (System.nanoTime() > deadline) throw new IllegalStateException("the VMM pool did not fill: " + metrics());
+            Thread.sleep(20);
+        }
+    }
+
     URI uri(String path) { return URI.create("http://127.0.0.1:" + daemon.port() + path); }
 
     Path stateDir() { return root.resolve("state"); }

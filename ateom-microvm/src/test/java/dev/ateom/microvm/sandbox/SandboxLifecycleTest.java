@@ -67,6 +67,7 @@ class SandboxLifecycleTest {
                     .contains("pause", "snapshot", "archive", "commit", "teardown");
             assertThat(daemon.stateDir().resolve("snapshots").resolve(snapshotId).resolve("manifest.json")).exists();
             assertThat(ProcessHandle.of(chvPid).map(ProcessHandle::isAlive).orElse(false)).isFalse();
+            daemon.awaitPoolFull();
             assertThat(TestTools.leakedChildren()).as("processes of a suspended sandbox").isEmpty();
 
             var resumed = daemon.post("/v1/sandboxes/life-1/resume", "{}");

@@ -28,16 +28,26 @@ final class TestTools {
         return path;
     }
 
+    private static boolean isIdlePoolMember(ProcessHandle process) {
+        List<String> args = process.info().arguments().map(List::of).orElse(List.of());
+        int socket = args.indexOf("--api-socket") + 1;
+        return socket > 0 && socket < args.size() && args.get(socket).contains("/.vmm-pool/") && Files.exists(Path.of(args.get(socket)));
+    }
+
     /** Descendants of this JVM that are virtiofsd or a CHV (stand-in) process. */
     static List<String> leakedChildren() {
         return leakedChildrenBesides(Set.of());
     }
 
-    /** {@link #leakedChildren} but for the processes {@code owned} and their own children (virtiofsd's sandbox). */
+    /**
+     * {@link #leakedChildren} but for the processes {@code owned} and their own children (virtiofsd's sandbox), and
+     * the idle members of a daemon's VMM pool (whose API socket is still in the pool: a claimed one's moved away).
+     */
     static List<String> leakedChildrenBesides(Set<Long> owned) {
         return ProcessHandle.current().descendants()
                 .filter(ProcessHandle::isAlive)
                 .filter(p -> !owned.contains(p.pid()) && p.parent().map(parent -> !owned.contains(parent.pid())).orElse(true))
+                .filter(p -> !isIdlePoolMember(p))
                 .map(p -> p.pid() + " " + p.info().commandLine().orElse("?"))
                 .filter(line -> line.contains("virtiofsd") || line.contains("ChvStandIn") || line.contains("cloud-hypervisor"))
                 .toList();

@@ -11,6 +11,7 @@ import dev.ateom.microvm.sandbox.SnapshotCatalog;
 import dev.ateom.microvm.sandbox.TreeRemoval;
 import dev.ateom.microvm.sandbox.VmRuntime;
 import dev.ateom.microvm.vm.SandboxLayout;
+import dev.ateom.microvm.vm.VmmPool;
 import dev.ateom.virtiofsd.ShareKind;
 import dev.ateom.virtiofsd.ShareOptions;
 import dev.ateom.virtiofsd.ShareSet;
@@ -40,8 +41,10 @@ public final class VmStarter {
     private final VirtiofsdLauncher virtiofsd;
     private final SnapshotCatalog snapshots;
     private final HostTools tools;
+    private final VmmPool pool;
 
-    public VmStarter(DaemonConfig config, VirtiofsdLauncher virtiofsd, SnapshotCatalog snapshots, HostTools tools) {
+    public VmStarter(DaemonConfig config, VirtiofsdLauncher virtiofsd, SnapshotCatalog snapshots, HostTools tools, VmmPool pool) {
+        this.pool = pool;
         this.config = config;
         this.virtiofsd = virtiofsd;
         this.snapshots = snapshots;
@@ -85,10 +88,10 @@ public final class VmStarter {
         return snapshots.prepareRestore(snapshot, layout.restoreDir(epoch), shares.socketsByTag(), el.vsockSocket(), el.consoleLog());
     }
 
+    /** A warm CHV from the pool, moved into the epoch's dir, or else one started now. */
     ChvProcess startChv(SandboxLayout.EpochLayout el, Rollback rollback) {
-        ChvLaunch launch = new ChvLaunch(tools.hypervisor().resolved().orElseThrow(), el.apiSocket(), el.chvLog(), el.chvOutput(), 1,
-                CHV_READY_TIMEOUT, Map.of()).withDieWithDaemon(config.childrenDieWithDaemon());
-        ChvProcess chv = ChvProcess.start(launch);
+        ChvProcess chv = pool.claim(el).orElseGet(() -> ChvProcess.start(new ChvLaunch(tools.hypervisor().resolved().orElseThrow(),
+                el.apiSocket(), el.chvLog(), el.chvOutput(), 1, CHV_READY_TIMEOUT, Map.of()).withDieWithDaemon(config.childrenDieWithDaemon())));
         rollback.add("stop cloud-hypervisor", () -> chv.stop(STOP_GRACE));
         return chv;
     }

@@ -1,0 +1,236 @@
+package dev.ateom.microvm.vm;
+
+import dev.ateom.chv.ChvLaunch;
+import dev.ateom.chv.ChvProcess;
+import dev.ateom.microvm.sandbox.TreeRemoval;
+import io.prometheus.metrics.core.metrics.Counter;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.concurrent.LinkedBlockingDeque;
+import java.util.concurrent.atomic.AtomicLong;
+
+import static java.lang.System.Logger.Level.INFO;
+import static java.lang.System.Logger.Level.WARNING;
+
+/**
+ * Idle cloud-hypervisor processes started ahead of need, each in its own dir under {@code <run-dir>/.vmm-pool/}
+ * and already answering {@code vmm.ping}: create, clone and resume claim one instead of paying a process start
+ * (a real CHV's few ms, the JVM-based stand-in's ~0.5 s). A claim renames the member's API socket and logs into
+ * the sandbox's epoch dir and returns it; a background thread refills the pool. Members die with the daemon
+ * (parent-death signal) and a start reclaims whatever a previous daemon left there.
+ *
+ * <p>Disabled (size 0) when children are to outlive the daemon: a claimed CHV's command line names its pool path,
+ * not the sandbox's, which the adoption of survivors after a restart relies on.
+ */
+public final class VmmPool implements AutoCloseable {
+    private static final System.Logger LOG = System.getLogger(VmmPool.class.getName());
+    /** The stand-in is a JVM; on a loaded host its first ping can take seconds. */
+    private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
+    private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+
+    private final Path poolDir;
+    private final Path binary;
+    private final int size;
+    private final LinkedBlockingDeque<Member> ready = new LinkedBlockingDeque<>();
+    private final Object refill = new Object();
+    private final AtomicLong serial = new AtomicLong();
+    private final Counter claims;
+    private final Thread refiller;
+    private volatile boolean closed;
+
+    private record Member(Path dir, ChvProcess chv) {}
+
+    private VmmPool(Path poolDir, Path binary, int size, PrometheusRegistry registry) {
+        this.poolDir = poolDir;
+        this.binary = binary;
+        this.size = binary == null ? 0 : size;
+        claims = Counter.builder().name("ateom_vmm_pool_claims_total")
+                .help("cloud-hypervisor processes handed to create, clone and resume: warm from the pool or cold-started")
+                .labelNames("source").register(registry);
+        GaugeWithCallback.builder().name("ateom_vmm_pool_ready").help("Idle cloud-hypervisor processes waiting in the pool")
+                .callback(cb -> cb.call(ready.size())).register(registry);
+        GaugeWithCallback.builder().name("ateom_vmm_pool_size").help("How many idle cloud-hypervisor processes the pool keeps")
+                .callback(cb -> cb.call(this.size)).register(registry);
+        refiller = Thread.ofPlatform().daemon().name("vmm-pool-refill").unstarted(this::refillLoop);
+    }
+
+    /**
+     * Reclaims {@code <runDir>/.vmm-pool} (kills what a previous daemon left there) and starts filling it.
+     *
+     * @param binary the CHV binary, or empty when there is none (then the pool stays empty)
+     * @param size   members to keep; 0 disables the pool
+     */
+    public static VmmPool start(Path runDir, Optional<Path> binary, int size, PrometheusRegistry registry) {
+        Path poolDir = runDir.resolve(".vmm-pool");
+        reclaim(poolDir);
+        VmmPool pool = new VmmPool(poolDir, binary.orElse(null), size, registry);
+        if (pool.size > 0) {
+            try {
+                Files.createDirectories(poolDir);
+            } catch (IOException e) {
+                throw new UncheckedIOException("cannot create " + poolDir, e);
+            }
+            pool.refiller.start();
+        }
+        return pool;
+    }
+
+    /**
+     * A warm CHV, its API socket and logs moved to {@code target}'s paths (which must not exist yet), or empty
+     * when none is ready: then the caller starts one itself.
+     */
+    public Optional<ChvProcess> claim(SandboxLayout.EpochLayout target) {
+        Member member;
+        while ((member = ready.poll()) != null) {
+            wakeRefiller();
+            if (member.chv().isAlive()) break;
+            LOG.log(WARNING, "pooled cloud-hypervisor pid " + member.chv().pid() + " died while idle; discarding it");
+            discard(member);
+        }
+        if (member == null) {
+            claims.labelValues("cold").inc();
+            return Optional.empty();
+        }
+        ChvLaunch moved = new ChvLaunch(binary, target.apiSocket(), target.chvLog(), target.chvOutput(), 1, READY_TIMEOUT, Map.of());
+        try {
+            // the logs exist only once CHV wrote to them; the socket goes last, so a failure leaves the target unclaimed
+            moveIfPresent(member.chv().launch().logFile(), moved.logFile());
+            moveIfPresent(member.chv().launch().outputFile(), moved.outputFile());
+            Files.move(member.chv().launch().apiSocket(), moved.apiSocket(), StandardCopyOption.ATOMIC_MOVE);
+        } catch (IOException e) {
+            LOG.log(WARNING, "cannot move pooled cloud-hypervisor into " + target.dir() + ": " + e.getMessage() + "; starting one cold");
+            discard(member);
+            deleteQuietly(moved.logFile(), moved.outputFile());
+            claims.labelValues("cold").inc();
+            return Optional.empty();
+        }
+        TreeRemoval.removeRecursively(member.dir());
+        claims.labelValues("warm").inc();
+        return Optional.of(member.chv().movedTo(moved));
+    }
+
+    private static void moveIfPresent(Path from, Path to) throws IOException {
+        if (Files.exists(from)) Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
+    }
+
+    private static void deleteQuietly(Path... files) {
+        for (Path file : files) {
+            try {
+                Files.deleteIfExists(file);
+            } catch (IOException e) {
+                LOG.log(WARNING, "cannot remove " + file + ": " + e.getMessage());
+            }
+        }
+    }
+
+    private void refillLoop() {
+        Duration backoff = Duration.ofMillis(500);
+        while (!closed) {
+            synchronized (refill) {
+                while (!closed && ready.size() >= size) {
+                    try {
+                        refill.wait();
+                    } catch (InterruptedException e) {
+                        return;
+                    }
+                }
+            }
+            if (closed) return;
+            try {
+                Member member = startMember();
+                ready.add(member);
+                if (closed) discardAll();
+                backoff = Duration.ofMillis(500);
+            } catch (RuntimeException e) {
+                LOG.log(WARNING, "cannot start a pooled cloud-hypervisor (retrying in " + backoff.toMillis() + " ms): " + e.getMessage());
+                try {
+                    Thread.sleep(backoff);
+                } catch (InterruptedException ie) {
+                    return;
+                }
+                backoff = backoff.multipliedBy(2).compareTo(MAX_BACKOFF) > 0 ? MAX_BACKOFF : backoff.multipliedBy(2);
+            }
+        }
+    }
+
+    private Member startMember() {
+        Path dir = poolDir.resolve("m" + serial.incrementAndGet());
+        try {
+            Files.createDirectories(dir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + dir, e);
+        }
+        try {
+            ChvProcess chv = ChvProcess.start(new ChvLaunch(binary, dir.resolve("api.sock"), dir.resolve("chv.log"),
+                    dir.resolve("chv.out"), 1, READY_TIMEOUT, Map.of()));
+            return new Member(dir, chv);
+        } catch (RuntimeException e) {
+            TreeRemoval.removeRecursively(dir);
+            throw e;
+        }
+    }
+
+    private void wakeRefiller() {
+        synchronized (refill) {
+            refill.notifyAll();
+        }
+    }
+
+    private static void discard(Member member) {
+        try {
+            member.chv().kill();
+        } finally {
+            TreeRemoval.removeRecursively(member.dir());
+        }
+    }
+
+    private void discardAll() {
+        Member member;
+        while ((member = ready.poll()) != null) discard(member);
+    }
+
+    /** Kills every process whose arguments name a path under {@code poolDir} (a previous daemon's idle members), then empties it. */
+    private static void reclaim(Path poolDir) {
+        if (!Files.isDirectory(poolDir)) return;
+        String prefix = poolDir + "/";
+        ProcessHandle.allProcesses().filter(p -> namesPathUnder(p.pid(), prefix)).forEach(p -> {
+            LOG.log(INFO, "killing leftover pooled cloud-hypervisor pid " + p.pid());
+            p.destroyForcibly();
+        });
+        TreeRemoval.removeRecursively(poolDir);
+    }
+
+    private static boolean namesPathUnder(long pid, String prefix) {
+        try {
+            byte[] cmdline = Files.readAllBytes(Path.of("/proc", Long.toString(pid), "cmdline"));
+            return List.of(new String(cmdline, StandardCharsets.UTF_8).split("\0")).stream().anyMatch(arg -> arg.startsWith(prefix));
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    /** Stops the refill and kills the idle members; claimed ones belong to their sandboxes. */
+    @Override
+    public void close() {
+        closed = true;
+        refiller.interrupt();
+        try {
+            refiller.join(Duration.ofSeconds(35));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        discardAll();
+        if (size > 0) TreeRemoval.removeRecursively(poolDir);
+    }
+}
