@@ -11,12 +11,21 @@ import java.util.List;
 
 /** A raw file descriptor for the calls that need one (extents, hole punching, cloning, syncfs). */
 final class NativeFile implements AutoCloseable {
-    private final Path path;
+    private final String path;
     private final int fd;
 
     private NativeFile(Path path, int fd) {
-        this.path = path;
+        this(path.toString(), fd);
+    }
+
+    private NativeFile(String what, int fd) {
+        this.path = what;
         this.fd = fd;
+    }
+
+    /** Takes ownership of an open descriptor; {@code what} names it in errors. */
+    static NativeFile adopt(int fd, String what) {
+        return new NativeFile(what, fd);
     }
 
     static NativeFile openReadOnly(Path path) throws IOException {
@@ -83,6 +92,14 @@ final class NativeFile implements AutoCloseable {
 
     /** Data extents in file order, found with SEEK_DATA/SEEK_HOLE; holes are everything else. */
     List<Extent> dataExtents() throws IOException {
+        return dataExtents(fd, path);
+    }
+
+    static List<Extent> dataExtents(int fd, byte[] name) throws IOException {
+        return dataExtents(fd, ByteNames.display(name));
+    }
+
+    private static List<Extent> dataExtents(int fd, String what) throws IOException {
         List<Extent> extents = new ArrayList<>();
         long position = 0;
         while (true) {
@@ -93,13 +110,13 @@ final class NativeFile implements AutoCloseable {
                 if (e.getErrorCode() == LibC.ENXIO) {
                     return extents; // no data at or after position
                 }
-                throw failure("lseek(SEEK_DATA)", path, e);
+                throw new NativeCallException("lseek(SEEK_DATA)", what, e);
             }
             long holeStart;
             try {
                 holeStart = LibC.lseek(fd, dataStart, LibC.SEEK_HOLE);
             } catch (LastErrorException e) {
-                throw failure("lseek(SEEK_HOLE)", path, e);
+                throw new NativeCallException("lseek(SEEK_HOLE)", what, e);
             }
             extents.add(new Extent(dataStart, holeStart - dataStart));
             position = holeStart;
@@ -142,6 +159,10 @@ final class NativeFile implements AutoCloseable {
     }
 
     static IOException failure(String call, Path path, LastErrorException e) {
-        return new IOException(call + " " + path + " failed: errno " + e.getErrorCode() + " (" + e.getMessage() + ")");
+        return failure(call, path.toString(), e);
+    }
+
+    static IOException failure(String call, String what, LastErrorException e) {
+        return new NativeCallException(call, what, e);
     }
 }
