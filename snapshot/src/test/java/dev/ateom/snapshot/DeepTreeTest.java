@@ -94,7 +94,7 @@ class DeepTreeTest {
     @Test
     void archivingTimeGrowsLinearlyWithDepth() throws IOException {
         StringBuilder table = new StringBuilder("| depth | path bytes | archive ms | extract ms | delete ms |\n|---|---|---|---|---|\n");
-        for (int depth : new int[] {500, 1000, 2000, 4000}) {
+        for (int depth : new int[] {500, 1000, 2000}) {
             Path durable = Files.createDirectory(temp.resolve("durable-" + depth));
             At.close(deepTree(durable, depth));
             Path archive = temp.resolve("durable-" + depth + ".tar");
@@ -112,7 +112,7 @@ class DeepTreeTest {
             assertThat(out).doesNotExist();
         }
         System.out.print(table);
-        assertThat(Files.exists(temp.resolve("durable-4000"), LinkOption.NOFOLLOW_LINKS)).isFalse();
+        assertThat(Files.exists(temp.resolve("durable-2000"), LinkOption.NOFOLLOW_LINKS)).isFalse();
     }
 
     /** {@code depth} nested "dir" directories with a file and a symlink at the bottom; answers the bottom, open. */

@@ -141,7 +141,7 @@ public final class SnapshotCatalog {
     /** Lays the snapshot's durable archive at {@code target} (which must not exist), complete or not at all. */
     public void extractDurable(SnapshotHandle handle, Path target) {
         try {
-            DurableArchive.extract(handle.snapshot().layout().durableArchive(), target);
+            DurableArchive.extract(handle.snapshot().layout().durableArchive(), target, extractOptions(handle));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot extract the durable archive of snapshot " + handle.id() + " into " + target, e);
         }
@@ -150,11 +150,15 @@ public final class SnapshotCatalog {
     /** Replaces an existing durable dir with the snapshot's archive, atomically (the old tree is swapped out, then removed). */
     public void replaceDurable(SnapshotHandle handle, Path durableDir) {
         try {
-            DurableArchive.extract(handle.snapshot().layout().durableArchive(), durableDir,
-                    new ExtractOptions(true, true, ArchiveProgress.NONE));
+            DurableArchive.extract(handle.snapshot().layout().durableArchive(), durableDir, extractOptions(handle).replacingExisting());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot lay the durable archive of snapshot " + handle.id() + " over " + durableDir, e);
         }
+    }
+
+    /** An archive holding more entries than its manifest lists is refused, so extraction memory and time stay bounded. */
+    private static ExtractOptions extractOptions(SnapshotHandle handle) {
+        return ExtractOptions.DEFAULT.withMaxEntries(handle.snapshot().manifest().durableArchive().entries());
     }
 
     /** Removes the hidden trees a durable extraction interrupted by a crash left in {@code sandboxDir}. */
