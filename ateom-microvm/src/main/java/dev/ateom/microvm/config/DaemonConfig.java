@@ -2,14 +2,20 @@ package dev.ateom.microvm.config;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
-/** The daemon's resolved settings; see {@link ConfigOption} for each one's meaning and default. */
+/**
+ * The daemon's resolved settings; see {@link ConfigOption} for each one's meaning and default.
+ * {@code imageRoots} and {@code hostDirectoryRoots} are absolute and normalized; empty lists allow nothing.
+ */
 public record DaemonConfig(
         String listenHost,
         int port,
         Path portFile,
         Path stateDir,
         Path runDir,
+        List<Path> imageRoots,
+        List<Path> hostDirectoryRoots,
         Path tokenFile,
         Path cloudHypervisor,
         Path virtiofsd,
@@ -18,6 +24,11 @@ public record DaemonConfig(
         long maxRequestBytes,
         boolean childrenDieWithDaemon,
         String logLevel) {
+
+    public DaemonConfig {
+        imageRoots = List.copyOf(imageRoots);
+        hostDirectoryRoots = List.copyOf(hostDirectoryRoots);
+    }
 
     public Path sandboxesDir() { return stateDir.resolve("sandboxes"); }
 

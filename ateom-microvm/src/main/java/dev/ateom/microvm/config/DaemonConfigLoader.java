@@ -8,8 +8,10 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -46,6 +48,8 @@ public final class DaemonConfigLoader {
                 values.get(ConfigOption.PORT_FILE).value().isEmpty() ? null : absolutePath(values.get(ConfigOption.PORT_FILE)),
                 stateDir,
                 runDir,
+                absolutePaths(values.get(ConfigOption.IMAGE_ROOTS)),
+                absolutePaths(values.get(ConfigOption.HOST_DIRECTORY_ROOTS)),
                 tokenFile.value().isEmpty() ? stateDir.resolve("api-token") : absolutePath(tokenFile),
                 Path.of(nonEmpty(values.get(ConfigOption.CLOUD_HYPERVISOR))),
                 Path.of(nonEmpty(values.get(ConfigOption.VIRTIOFSD))),
@@ -117,6 +121,16 @@ public final class DaemonConfigLoader {
         Path p = Path.of(nonEmpty(r));
         if (!p.isAbsolute()) throw new ConfigException(r.describe() + " must be an absolute path, got '" + r.value() + "'");
         return p.normalize();
+    }
+
+    /** A comma-separated list of absolute paths; empty (or only commas and blanks) is the empty list. */
+    private static List<Path> absolutePaths(Resolved r) {
+        List<Path> paths = new ArrayList<>();
+        for (String part : r.value().split(",")) {
+            if (part.isBlank()) continue;
+            paths.add(absolutePath(new Resolved(r.option(), part, r.source())));
+        }
+        return paths;
     }
 
     private static int intInRange(Resolved r, int min, int max) {

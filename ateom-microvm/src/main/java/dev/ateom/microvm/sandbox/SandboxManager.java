@@ -1,6 +1,7 @@
 package dev.ateom.microvm.sandbox;
 
 import dev.ateom.microvm.HostTools;
+import dev.ateom.microvm.PrivateDirs;
 import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.logging.LogContext;
 import dev.ateom.microvm.sandbox.operation.CloneOperation;
@@ -20,6 +21,9 @@ import dev.ateom.microvm.timing.OperationMetrics;
 import dev.ateom.virtiofsd.VirtiofsdLauncher;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
@@ -42,14 +46,16 @@ public final class SandboxManager implements AutoCloseable {
 
     private final OperationContext context;
     private final HostTools tools;
+    private final HostPathPolicy paths;
     private final Map<String, SandboxEntry> sandboxes = new ConcurrentHashMap<>();
 
     public SandboxManager(DaemonConfig config, SandboxStore store, VirtiofsdLauncher virtiofsd, SnapshotCatalog snapshots,
                           SystemInfoVolumes systemInfo, GuestProbe probe, HostTools tools, PrometheusRegistry registry) {
-        OperationMetrics metrics = new OperationMetrics(registry, this::countByState);
+        OperationMetrics metrics = new OperationMetrics(registry, this::countByState, () -> orphanDirs().size());
         this.context = new OperationContext(config, store, new VmStarter(config, virtiofsd, snapshots, tools), virtiofsd, snapshots,
                 systemInfo, probe, metrics, new Transitions(store, metrics));
         this.tools = tools;
+        this.paths = HostPathPolicy.of(config);
     }
 
     // ------------------------------------------------------------------ queries
@@ -69,6 +75,9 @@ public final class SandboxManager implements AutoCloseable {
                         && (r.state() == SandboxState.SUSPENDED || r.state() == SandboxState.RESUMING));
     }
 
+    /** Directories of the state dir no sandbox owns; they block their id until an operator removes them. */
+    public List<Path> orphanDirs() { return context.store().orphanDirs(sandboxes.keySet()); }
+
     private Map<String, Long> countByState() {
         Map<String, Long> counts = new TreeMap<>();
         for (SandboxState s : SandboxState.values()) counts.put(s.name(), 0L);
@@ -80,19 +89,30 @@ public final class SandboxManager implements AutoCloseable {
 
     /** Create, or clone when the request names a snapshot: a new sandbox, RUNNING when this returns. */
     public OperationResult create(SandboxSpec request) {
-        List<SpecViolation> violations = SandboxSpecValidator.validate(request);
+        List<SpecViolation> violations = SandboxSpecValidator.validate(request, paths);
         if (!violations.isEmpty()) throw new InvalidSpecException(violations);
         requireHypervisor();
         String id = request.id() != null ? request.id() : generateId();
         SnapshotCatalog.SnapshotHandle source = request.isClone() ? context.snapshots().open(request.fromSnapshot()) : null;
         SandboxSpec spec = request.isClone() ? request.cloneOf(source.sandboxSpec(), id) : request.withId(id);
+        if (request.isClone()) {
+            List<SpecViolation> stored = SandboxSpecValidator.validateStored(spec, paths);
+            if (!stored.isEmpty()) throw new InvalidSpecException(stored);
+        }
         Operation operation = request.isClone() ? Operation.CLONE : Operation.CREATE;
         ActorIdentity identity = new ActorIdentity(spec.identity().name(), spec.identity().namespace(), UUID.randomUUID().toString());
         SandboxEntry entry = new SandboxEntry(SandboxRecord.creating(id, spec, identity, source == null ? null : source.id(), operation));
         SandboxEntry existing = sandboxes.putIfAbsent(id, entry);
         if (existing != null) throw new AlreadyExistsException(id, existing.record().state());
         try (var lock = entry.acquire(operation); var log = LogContext.with("sandbox", id)) {
+            if (Files.exists(context.store().sandboxDir(id), LinkOption.NOFOLLOW_LINKS)) {
+                sandboxes.remove(id, entry);
+                throw AlreadyExistsException.leftoverDirectory(id);
+            }
             return source == null ? new CreateOperation(context).run(entry) : new CloneOperation(context, source).run(entry);
+        } finally {
+            // only a sandbox whose record is on disk exists: a create that could not even persist FAILED leaves nothing
+            if (!context.store().hasRecord(id)) sandboxes.remove(id, entry);
         }
     }
 
@@ -152,6 +172,11 @@ public final class SandboxManager implements AutoCloseable {
             } catch (RuntimeException e) {
                 LOG.log(WARNING, "recovery of sandbox " + record.id() + " failed: " + e.getMessage(), e);
             }
+        }
+        for (String id : sandboxes.keySet()) PrivateDirs.ensure(context.store().sandboxDir(id));
+        for (Path orphan : orphanDirs()) {
+            LOG.log(WARNING, "orphan sandbox directory " + orphan + ": no sandbox record owns it (unreadable or missing "
+                    + "sandbox.json); it is left for an operator to inspect and remove, and its id cannot be used until then");
         }
     }
 

@@ -47,6 +47,11 @@ public record SandboxSpec(
                 memoryRestoreMode != null ? memoryRestoreMode : source.memoryRestoreMode, null);
     }
 
+    public SandboxSpec withFromSnapshot(String snapshotId) {
+        return new SandboxSpec(id, identity, vcpus, memoryMib, kernel, initramfs, cmdline, rootfs, durableDirs, systemInfo,
+                readiness, memoryRestoreMode, snapshotId);
+    }
+
     public SandboxSpec withId(String newId) {
         return new SandboxSpec(newId, identity, vcpus, memoryMib, kernel, initramfs, cmdline, rootfs, durableDirs, systemInfo,
                 readiness, memoryRestoreMode, fromSnapshot);
