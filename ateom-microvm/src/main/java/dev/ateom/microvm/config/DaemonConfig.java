@@ -17,7 +17,8 @@ public record DaemonConfig(
         Duration syncReconcileInterval,
         long maxRequestBytes,
         boolean childrenDieWithDaemon,
-        String logLevel) {
+        String logLevel,
+        int maxParallelRestores) {
 
     public Path sandboxesDir() { return stateDir.resolve("sandboxes"); }
 
