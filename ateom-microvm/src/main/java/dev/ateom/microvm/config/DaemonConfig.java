@@ -23,7 +23,8 @@ public record DaemonConfig(
         Duration syncReconcileInterval,
         long maxRequestBytes,
         boolean childrenDieWithDaemon,
-        String logLevel) {
+        String logLevel,
+        int maxParallelRestores) {
 
     public DaemonConfig {
         imageRoots = List.copyOf(imageRoots);

@@ -57,7 +57,8 @@ public final class DaemonConfigLoader {
                 Duration.ofSeconds(intInRange(values.get(ConfigOption.SYNC_RECONCILE_SECONDS), 1, 86_400)),
                 intInRange(values.get(ConfigOption.MAX_REQUEST_BYTES), 1024, 64 << 20),
                 bool(values.get(ConfigOption.CHILDREN_DIE_WITH_DAEMON)),
-                logLevel(values.get(ConfigOption.LOG_LEVEL)));
+                logLevel(values.get(ConfigOption.LOG_LEVEL)),
+                intInRange(values.get(ConfigOption.MAX_PARALLEL_RESTORES), 1, 256));
     }
 
     /** A value and where it came from, so errors can say which source to fix. */
