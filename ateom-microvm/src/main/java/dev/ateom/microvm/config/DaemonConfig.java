@@ -1,9 +1,14 @@
 package dev.ateom.microvm.config;
 
+import dev.ateom.network.NetworkConfig;
+
 import java.nio.file.Path;
 import java.time.Duration;
 
-/** The daemon's resolved settings; see {@link ConfigOption} for each one's meaning and default. */
+/**
+ * The daemon's resolved settings; see {@link ConfigOption} for each one's meaning and default. {@code network} is
+ * null when networking is off.
+ */
 public record DaemonConfig(
         String listenHost,
         int port,
@@ -17,7 +22,8 @@ public record DaemonConfig(
         Duration syncReconcileInterval,
         long maxRequestBytes,
         boolean childrenDieWithDaemon,
-        String logLevel) {
+        String logLevel,
+        NetworkConfig network) {
 
     public Path sandboxesDir() { return stateDir.resolve("sandboxes"); }
 

@@ -7,6 +7,7 @@ import dev.ateom.microvm.sandbox.operation.CloneOperation;
 import dev.ateom.microvm.sandbox.operation.CreateOperation;
 import dev.ateom.microvm.sandbox.operation.DaemonStop;
 import dev.ateom.microvm.sandbox.operation.DeleteOperation;
+import dev.ateom.microvm.sandbox.operation.EgressChange;
 import dev.ateom.microvm.sandbox.operation.OperationContext;
 import dev.ateom.microvm.sandbox.operation.Recovery;
 import dev.ateom.microvm.sandbox.operation.ResumeOperation;
@@ -20,6 +21,7 @@ import dev.ateom.microvm.timing.OperationMetrics;
 import dev.ateom.virtiofsd.VirtiofsdLauncher;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
@@ -45,10 +47,11 @@ public final class SandboxManager implements AutoCloseable {
     private final Map<String, SandboxEntry> sandboxes = new ConcurrentHashMap<>();
 
     public SandboxManager(DaemonConfig config, SandboxStore store, VirtiofsdLauncher virtiofsd, SnapshotCatalog snapshots,
-                          SystemInfoVolumes systemInfo, GuestProbe probe, HostTools tools, PrometheusRegistry registry) {
+                          SystemInfoVolumes systemInfo, GuestProbe probe, HostTools tools, SandboxNetworks networks,
+                          PrometheusRegistry registry) {
         OperationMetrics metrics = new OperationMetrics(registry, this::countByState);
         this.context = new OperationContext(config, store, new VmStarter(config, virtiofsd, snapshots, tools), virtiofsd, snapshots,
-                systemInfo, probe, metrics, new Transitions(store, metrics));
+                systemInfo, probe, metrics, new Transitions(store, metrics), networks);
         this.tools = tools;
     }
 
@@ -80,12 +83,15 @@ public final class SandboxManager implements AutoCloseable {
 
     /** Create, or clone when the request names a snapshot: a new sandbox, RUNNING when this returns. */
     public OperationResult create(SandboxSpec request) {
-        List<SpecViolation> violations = SandboxSpecValidator.validate(request);
+        List<SpecViolation> violations = new ArrayList<>(SandboxSpecValidator.validate(request));
+        violations.addAll(context.networks().check(request.network(), "network"));
         if (!violations.isEmpty()) throw new InvalidSpecException(violations);
         requireHypervisor();
         String id = request.id() != null ? request.id() : generateId();
         SnapshotCatalog.SnapshotHandle source = request.isClone() ? context.snapshots().open(request.fromSnapshot()) : null;
+        if (source != null) requireSameNic(request, source);
         SandboxSpec spec = request.isClone() ? request.cloneOf(source.sandboxSpec(), id) : request.withId(id);
+        if (spec.hasNetwork()) context.networks().requireAvailable(null, null);
         Operation operation = request.isClone() ? Operation.CLONE : Operation.CREATE;
         ActorIdentity identity = new ActorIdentity(spec.identity().name(), spec.identity().namespace(), UUID.randomUUID().toString());
         SandboxEntry entry = new SandboxEntry(SandboxRecord.creating(id, spec, identity, source == null ? null : source.id(), operation));
@@ -93,6 +99,30 @@ public final class SandboxManager implements AutoCloseable {
         if (existing != null) throw new AlreadyExistsException(id, existing.record().state());
         try (var lock = entry.acquire(operation); var log = LogContext.with("sandbox", id)) {
             return source == null ? new CreateOperation(context).run(entry) : new CloneOperation(context, source).run(entry);
+        }
+    }
+
+    /** A clone has the NIC its snapshot's VM had: a network can be neither added nor taken away. */
+    private static void requireSameNic(SandboxSpec request, SnapshotCatalog.SnapshotHandle source) {
+        if (request.network() == null) return;
+        boolean sourceHasNic = source.sandboxSpec().hasNetwork();
+        if (request.network().isOn() != sourceHasNic) {
+            throw new InvalidSpecException(List.of(new SpecViolation("network", sourceHasNic
+                    ? "snapshot " + source.id() + " was taken with a network: its clones have one too (give a policy, or leave network out)"
+                    : "snapshot " + source.id() + " was taken without a network: its clones cannot have one")));
+        }
+    }
+
+    /** Replaces a networked sandbox's egress policy: in force at once when RUNNING, from the next resume when SUSPENDED. */
+    public SandboxRecord replaceEgress(String id, EgressSpec egress) {
+        List<SpecViolation> violations = SandboxNetworks.checkEgress(egress, "egress");
+        if (!violations.isEmpty()) throw new InvalidSpecException(violations);
+        SandboxEntry entry = entry(id);
+        try (var lock = entry.acquire(EgressChange.WHAT); var log = LogContext.with("sandbox", id)) {
+            if (!entry.record().spec().hasNetwork()) {
+                throw new InvalidSpecException(List.of(new SpecViolation("network", "sandbox " + id + " was created without a network")));
+            }
+            return new EgressChange(context).run(entry, egress);
         }
     }
 
@@ -144,7 +174,10 @@ public final class SandboxManager implements AutoCloseable {
      */
     public void recover() {
         Recovery recovery = new Recovery(context);
-        for (SandboxRecord record : context.store().loadAll()) {
+        List<SandboxRecord> records = context.store().loadAll();
+        // the slots of sandboxes that may still run are left alone; every other slot of the daemon's is removed
+        context.networks().open(SandboxNetworks.ownedBy(records));
+        for (SandboxRecord record : records) {
             try (var log = LogContext.with("sandbox", record.id())) {
                 SandboxEntry entry = new SandboxEntry(record);
                 sandboxes.put(record.id(), entry);
@@ -153,6 +186,7 @@ public final class SandboxManager implements AutoCloseable {
                 LOG.log(WARNING, "recovery of sandbox " + record.id() + " failed: " + e.getMessage(), e);
             }
         }
+        context.networks().reclaimUnadopted();
     }
 
     @Override
