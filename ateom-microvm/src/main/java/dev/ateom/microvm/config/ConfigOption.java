@@ -21,6 +21,7 @@ public enum ConfigOption {
     MAX_REQUEST_BYTES("max-request-bytes", "1048576", "Largest request body the API accepts (413 above)."),
     CHILDREN_DIE_WITH_DAEMON("children-die-with-daemon", "true",
             "true: CHV and virtiofsd get SIGKILL when the daemon dies. false: they keep running and a restarted daemon adopts them."),
+    MAX_PARALLEL_RESTORES("max-parallel-restores", "4", "Most clone restores a fork runs at once (each reads a memory image and starts CHV and virtiofsd)."),
     NETWORK("network", "false", "true: sandboxes whose spec has a network get a network slot each (needs root and the nftables "
             + "package). false: such sandboxes are refused (503)."),
     NETWORK_POOL("network-pool", "100.72.0.0/16", "IPv4 network the slots' addresses come from, one /30 per running sandbox; "

@@ -23,6 +23,7 @@ public record DaemonConfig(
         long maxRequestBytes,
         boolean childrenDieWithDaemon,
         String logLevel,
+        int maxParallelRestores,
         NetworkConfig network) {
 
     public Path sandboxesDir() { return stateDir.resolve("sandboxes"); }

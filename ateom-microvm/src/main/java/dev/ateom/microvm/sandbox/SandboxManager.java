@@ -3,6 +3,7 @@ package dev.ateom.microvm.sandbox;
 import dev.ateom.microvm.HostTools;
 import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.logging.LogContext;
+import dev.ateom.microvm.sandbox.operation.CheckpointOperation;
 import dev.ateom.microvm.sandbox.operation.CloneOperation;
 import dev.ateom.microvm.sandbox.operation.CreateOperation;
 import dev.ateom.microvm.sandbox.operation.DaemonStop;
@@ -24,14 +25,17 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 
+import static java.lang.System.Logger.Level.INFO;
 import static java.lang.System.Logger.Level.WARNING;
 
 /**
@@ -45,6 +49,8 @@ public final class SandboxManager implements AutoCloseable {
     private final OperationContext context;
     private final HostTools tools;
     private final Map<String, SandboxEntry> sandboxes = new ConcurrentHashMap<>();
+    /** Bounds the restores a fork runs at once (each restore reads a whole memory image and starts four processes). */
+    private final Semaphore restoreSlots;
 
     public SandboxManager(DaemonConfig config, SandboxStore store, VirtiofsdLauncher virtiofsd, SnapshotCatalog snapshots,
                           SystemInfoVolumes systemInfo, GuestProbe probe, HostTools tools, SandboxNetworks networks,
@@ -53,6 +59,7 @@ public final class SandboxManager implements AutoCloseable {
         this.context = new OperationContext(config, store, new VmStarter(config, virtiofsd, snapshots, tools), virtiofsd, snapshots,
                 systemInfo, probe, metrics, new Transitions(store, metrics), networks);
         this.tools = tools;
+        this.restoreSlots = new Semaphore(config.maxParallelRestores(), true);
     }
 
     // ------------------------------------------------------------------ queries
@@ -127,6 +134,44 @@ public final class SandboxManager implements AutoCloseable {
     }
 
     public OperationResult suspend(String id) { return runOn(id, Operation.SUSPEND, new SuspendOperation(context)::run); }
+
+    /** A snapshot of a running sandbox that keeps running; the guest is paused only for the snapshot and the archive. */
+    public OperationResult checkpoint(String id) { return runOn(id, Operation.CHECKPOINT, new CheckpointOperation(context)::run); }
+
+    /**
+     * N clones of one sandbox: one checkpoint when it runs (its latest snapshot when it is suspended), then the clones
+     * restored in parallel, at most {@code max-parallel-restores} at a time. Each clone succeeds or fails on its own;
+     * the answer lists every one. Refused (nothing made) when the request is invalid or the source cannot be forked.
+     */
+    public ForkResult fork(String id, ForkRequest request) {
+        List<SpecViolation> violations = request.violations();
+        if (!violations.isEmpty()) throw new InvalidSpecException(violations);
+        SandboxRecord source = get(id);
+        requireHypervisor();
+        long start = System.nanoTime();
+        OperationResult checkpoint = null;
+        String snapshotId;
+        if (source.state() == SandboxState.RUNNING) {
+            checkpoint = checkpoint(id);
+            snapshotId = checkpoint.snapshotId();
+        } else if (source.state() == SandboxState.SUSPENDED && source.latestSnapshotId() != null) {
+            snapshotId = source.latestSnapshotId();
+        } else {
+            throw new InvalidStateException(id, source.state(), Operation.FORK);
+        }
+        long cloning = System.nanoTime();
+        List<ForkedClone> clones = new ParallelClones(restoreSlots).run(
+                request.clones(id, source.identity().namespace()), snapshotId, SandboxManager::generateId, this::create);
+        Map<String, Long> timings = new LinkedHashMap<>();
+        timings.put("checkpoint", (cloning - start) / 1_000_000);
+        timings.put("clones", (System.nanoTime() - cloning) / 1_000_000);
+        timings.put("total", (System.nanoTime() - start) / 1_000_000);
+        int failed = (int) clones.stream().filter(c -> c.error() != null).count();
+        LOG.log(INFO, "fork of sandbox " + id + " from snapshot " + snapshotId + ": " + (clones.size() - failed) + " clone(s) running, "
+                + failed + " failed, in " + timings.get("total") + " ms");
+        return new ForkResult(id, snapshotId, clones.size() - failed, failed, clones, timings,
+                checkpoint == null ? null : checkpoint.timingsMs());
+    }
 
     public OperationResult resume(String id) { return runOn(id, Operation.RESUME, new ResumeOperation(context)::run); }
 
