@@ -7,6 +7,7 @@ import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.http.RequestBodies;
 import dev.ateom.microvm.sandbox.GuestProbe;
 import dev.ateom.microvm.sandbox.SandboxManager;
+import dev.ateom.microvm.sandbox.SandboxNetworks;
 import dev.ateom.microvm.sandbox.SandboxStore;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
 import dev.ateom.microvm.sandbox.SystemInfoVolumes;
@@ -85,8 +86,11 @@ public final class Daemon implements AutoCloseable {
             VirtiofsdLauncher virtiofsd = tools.virtiofsdLauncher();
             if (virtiofsd != null) resources.add(virtiofsd);
             GuestProbe probe = new VsockGuestProbe();
+            // closed after the sandboxes (their suspends at stop give the slots back), so listed before they are put first
+            SandboxNetworks networks = SandboxNetworks.of(config.network());
+            resources.add(networks);
             sandboxes = new SandboxManager(config, new SandboxStore(config.sandboxesDir()), virtiofsd, snapshots,
-                    new SystemInfoVolumes(systemInfo), probe, tools, registry);
+                    new SystemInfoVolumes(systemInfo), probe, tools, networks, registry);
             snapshots.protect(sandboxes::isLatestOfSuspended);
             sandboxes.recover();
         } catch (IOException e) {

@@ -26,6 +26,19 @@ public enum ConfigOption {
     CHILDREN_DIE_WITH_DAEMON("children-die-with-daemon", "true",
             "true: CHV and virtiofsd get SIGKILL when the daemon dies. false: they keep running and a restarted daemon adopts them."),
     MAX_PARALLEL_RESTORES("max-parallel-restores", "4", "Most clone restores a fork runs at once (each reads a memory image and starts CHV and virtiofsd)."),
+    NETWORK("network", "false", "true: sandboxes whose spec has a network get a network slot each (needs root and the nftables "
+            + "package). false: such sandboxes are refused (503)."),
+    NETWORK_POOL("network-pool", "100.72.0.0/16", "IPv4 network the slots' addresses come from, one /30 per running sandbox; "
+            + "must not overlap an address or route of the host."),
+    NETWORK_POOL_READY("network-pool-ready", "4", "Network slots kept built and waiting, so create, resume and clone do not wait for the kernel."),
+    NETWORK_MAX_PORTS("network-max-ports", "16", "Most published ports one sandbox may ask for."),
+    NETWORK_REUSE_DELAY("network-reuse-delay", "5", "Seconds a released slot's addresses rest before another sandbox gets them."),
+    NETWORK_PREFIX("network-prefix", "ateom", "Name prefix of the daemon's namespaces (<prefix>-s<n>), host veths (<prefix>-h<n>) "
+            + "and nftables table; everything with it that no sandbox owns is removed at start."),
+    NETWORK_ROUTED_INTERFACES("network-routed-interfaces", "", "Comma-separated host interfaces whose peers route the pool back: "
+            + "sandbox traffic leaving through them keeps its slot address instead of being masqueraded."),
+    NETWORK_HOST_NAMESPACE("network-host-namespace", "", "Named network namespace that plays the host for the slots (tests); "
+            + "empty: the daemon's own."),
     LOG_LEVEL("log-level", "INFO", "One of ERROR, WARNING, INFO, DEBUG, TRACE. Logs are JSON lines on stderr."),
     CONFIG("config", "/etc/ateom/ateom.yaml", "YAML file with any of these keys (flag names); missing file is fine unless named explicitly.");
 

@@ -1,12 +1,15 @@
 package dev.ateom.microvm.config;
 
+import dev.ateom.network.NetworkConfig;
+
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 
 /**
- * The daemon's resolved settings; see {@link ConfigOption} for each one's meaning and default.
- * {@code imageRoots} and {@code hostDirectoryRoots} are absolute and normalized; empty lists allow nothing.
+ * The daemon's resolved settings; see {@link ConfigOption} for each one's meaning and default. {@code network} is
+ * null when networking is off. {@code imageRoots} and {@code hostDirectoryRoots} are absolute and normalized; empty
+ * lists allow nothing.
  */
 public record DaemonConfig(
         String listenHost,
@@ -24,7 +27,8 @@ public record DaemonConfig(
         long maxRequestBytes,
         boolean childrenDieWithDaemon,
         String logLevel,
-        int maxParallelRestores) {
+        int maxParallelRestores,
+        NetworkConfig network) {
 
     public DaemonConfig {
         imageRoots = List.copyOf(imageRoots);

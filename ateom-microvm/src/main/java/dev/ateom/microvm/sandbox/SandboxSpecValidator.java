@@ -50,7 +50,12 @@ public final class SandboxSpecValidator {
      * reported on {@code fromSnapshot}, naming the stored field.
      */
     public static List<SpecViolation> validateStored(SandboxSpec effective, HostPathPolicy paths) {
-        return validate(effective.withFromSnapshot(null), paths).stream()
+        return storedViolations(validate(effective.withFromSnapshot(null), paths));
+    }
+
+    /** Violations found in a snapshot's stored spec, reported on the request field that named the snapshot. */
+    public static List<SpecViolation> storedViolations(List<SpecViolation> violations) {
+        return violations.stream()
                 .map(v -> new SpecViolation("fromSnapshot", "the snapshot's sandbox spec is refused: " + v.field() + " " + v.reason()))
                 .toList();
     }

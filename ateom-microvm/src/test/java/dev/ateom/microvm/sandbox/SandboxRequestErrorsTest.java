@@ -58,6 +58,18 @@ class SandboxRequestErrorsTest {
                 bad("colour", s -> s.put("colour", "blue")),
                 bad("identity.nickname", s -> ((ObjectNode) s.get("identity")).put("nickname", "x")),
                 bad("kernel", s -> s.put("fromSnapshot", "some-snapshot")),
+                // network fields are checked whether or not this daemon has networking on
+                bad("network.egress.allow[0]", s -> s.putObject("network").putObject("egress").putArray("allow").add("10.0.0.0/33")),
+                bad("network.egress.deny[1]", s -> s.putObject("network").putObject("egress").putArray("deny").add("10.0.0.0/8").add("nope")),
+                bad("network.ports[0].guest", s -> s.putObject("network").putArray("ports").addObject().put("guest", 70_000)),
+                bad("network.ports[0].guest", s -> s.putObject("network").putArray("ports").addObject().put("host", 8080)),
+                bad("network.ports[0].host", s -> s.putObject("network").putArray("ports").addObject().put("guest", 80).put("host", -1)),
+                bad("network.ports[1].guest", s -> s.putObject("network").putArray("ports").add(port(80)).add(port(80))),
+                bad("network.ports", s -> {
+                    var ports = s.putObject("network").putArray("ports");
+                    for (int p = 1; p <= 17; p++) ports.add(port(p));
+                }),
+                bad("network.colour", s -> s.putObject("network").put("colour", "blue")),
                 // issue 12, item 8: no guessing at types
                 bad("vcpus", s -> s.put("vcpus", "2")),
                 bad("vcpus", s -> s.put("vcpus", 1.9)),
@@ -69,6 +81,8 @@ class SandboxRequestErrorsTest {
                 bad("kernel", s -> s.put("kernel", "/no/such\u0000kernel")),
                 bad("rootfs", s -> s.put("rootfs", "/")));
     }
+
+    private static ObjectNode port(int guest) { return ApiJson.mapper().createObjectNode().put("guest", guest); }
 
     private static Arguments bad(String field, Consumer<ObjectNode> mutation) { return Arguments.of(field, mutation); }
 

@@ -41,7 +41,7 @@ final class NewSandbox {
         Rollback rollback = new Rollback();
         try {
             preparation.run(record, layout, timer, rollback);
-            context.bringUp().run(entry, source, 1, timer, rollback);
+            context.bringUp().run(entry, source, 1, timer, rollback, SandboxState.FAILED);
             rollback.clear();
             return context.transitions().finish(entry, SandboxState.RUNNING, operation, timer, null);
         } catch (RuntimeException e) {
