@@ -124,12 +124,23 @@ public final class DaemonConfigLoader {
             if (option == null || option == ConfigOption.CONFIG) {
                 throw new ConfigException("config file " + path + ": unknown option '" + field.getKey() + "'");
             }
-            if (!field.getValue().isValueNode()) {
-                throw new ConfigException("config file " + path + ": option '" + field.getKey() + "' must be a single value");
-            }
-            result.put(option, field.getValue().asText());
+            result.put(option, yamlValue(path, field.getKey(), field.getValue()));
         }
         return result;
+    }
+
+    /** A scalar as its text; a sequence of scalars (a list of roots) as its items joined by commas, like the flag. */
+    private static String yamlValue(Path path, String key, JsonNode value) {
+        if (value.isValueNode()) return value.asText();
+        if (value.isArray()) {
+            List<String> items = new ArrayList<>();
+            for (JsonNode item : value) {
+                if (!item.isValueNode()) break;
+                items.add(item.asText());
+            }
+            if (items.size() == value.size()) return String.join(",", items);
+        }
+        throw new ConfigException("config file " + path + ": option '" + key + "' must be a single value or a list of values");
     }
 
     public static ConfigOption byKey(String key) {
