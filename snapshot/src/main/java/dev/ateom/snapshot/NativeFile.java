@@ -82,12 +82,36 @@ final class NativeFile implements AutoCloseable {
         }
     }
 
+    /**
+     * Never follows a symlink at the name and never blocks on a fifo; anything but a regular file (or
+     * a directory when asked for one) is refused, so a device or fifo planted in a snapshot is never read.
+     */
     private static NativeFile open(Path path, int flags) throws IOException {
+        int fd;
         try {
-            return new NativeFile(path, LibC.open(path.toString(), flags | LibC.O_CLOEXEC | LibC.O_NOFOLLOW, 0));
+            fd = LibC.open(path.toString(), flags | LibC.O_CLOEXEC | LibC.O_NOFOLLOW | LibC.O_NONBLOCK, 0);
         } catch (LastErrorException e) {
             throw failure("open", path, e);
         }
+        NativeFile file = new NativeFile(path, fd);
+        FileStatus status;
+        try {
+            status = At.stat(fd);
+        } catch (IOException e) {
+            file.close();
+            throw e;
+        }
+        boolean wanted = (flags & LibC.O_DIRECTORY) != 0 ? status.isDirectory() : status.isRegularFile();
+        if (!wanted) {
+            file.close();
+            throw new IOException(path + " is a " + FileType.describe(status.mode()) + ", not a "
+                    + ((flags & LibC.O_DIRECTORY) != 0 ? "directory" : "regular file"));
+        }
+        return file;
+    }
+
+    long size() throws IOException {
+        return At.stat(fd).size();
     }
 
     /** Data extents in file order, found with SEEK_DATA/SEEK_HOLE; holes are everything else. */
