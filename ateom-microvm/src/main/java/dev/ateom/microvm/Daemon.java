@@ -19,6 +19,7 @@ import dev.ateom.virtiofsd.VirtiofsdLauncher;
 import dev.ateom.microvm.http.ApiServer;
 import dev.ateom.microvm.http.ApiToken;
 import dev.ateom.microvm.http.HealthEndpoint;
+import dev.ateom.microvm.http.ListenAddressCheck;
 import dev.ateom.microvm.http.MetricsEndpoint;
 import dev.ateom.microvm.http.RouteTable;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
@@ -57,11 +58,13 @@ public final class Daemon implements AutoCloseable {
     }
 
     public static Daemon start(DaemonConfig config) {
-        createPrivateDir(config.stateDir());
-        createPrivateDir(config.runDir());
+        PrivateDirs.ensure(config.stateDir());
+        PrivateDirs.ensure(config.runDir());
+        ListenAddressCheck.warning(config.listenHost()).ifPresent(warning -> LOG.log(WARNING, warning));
         ApiToken token = ApiToken.loadOrCreate(config.tokenFile());
         LOG.log(INFO, (token.created() ? "created API token file " : "API token file ") + token.file());
 
+        logAllowedRoots(config);
         HostTools tools = HostTools.check(config);
         tools.problems().forEach(problem -> LOG.log(WARNING, problem));
         tools.hypervisor().resolved().ifPresent(chv -> LOG.log(INFO, "cloud-hypervisor: " + chv));
@@ -74,6 +77,8 @@ public final class Daemon implements AutoCloseable {
         SandboxManager sandboxes;
         try {
             SnapshotStore snapshotStore = SnapshotStore.open(config.stateDir());
+            PrivateDirs.ensure(config.snapshotsDir());
+            PrivateDirs.ensure(config.sandboxesDir());
             SnapshotCatalog snapshots = new SnapshotCatalog(snapshotStore, config.sandboxesDir());
             SystemInfoService systemInfo = new SystemInfoService(
                     SystemInfoSettings.DEFAULT.withReconcileInterval(config.syncReconcileInterval()), registry);
@@ -144,6 +149,16 @@ public final class Daemon implements AutoCloseable {
         }
     }
 
+    private static void logAllowedRoots(DaemonConfig config) {
+        LOG.log(INFO, "image roots " + config.imageRoots() + ", host-directory roots " + config.hostDirectoryRoots());
+        if (config.imageRoots().isEmpty()) LOG.log(WARNING, "--image-roots is empty: every create will be refused");
+        for (Path root : config.imageRoots()) {
+            if (root.startsWith(config.stateDir()) || root.startsWith(config.runDir())) {
+                LOG.log(WARNING, "image root " + root + " lies in the daemon's state or run dir: nothing in it can be used");
+            }
+        }
+    }
+
     private void writePortFile() {
         Path file = config.portFile();
         if (file == null) return;
@@ -154,14 +169,6 @@ public final class Daemon implements AutoCloseable {
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write port file " + file, e);
-        }
-    }
-
-    private static void createPrivateDir(Path dir) {
-        try {
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create directory " + dir, e);
         }
     }
 }

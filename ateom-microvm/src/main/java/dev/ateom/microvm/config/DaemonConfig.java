@@ -4,10 +4,12 @@ import dev.ateom.network.NetworkConfig;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
 /**
  * The daemon's resolved settings; see {@link ConfigOption} for each one's meaning and default. {@code network} is
- * null when networking is off.
+ * null when networking is off. {@code imageRoots} and {@code hostDirectoryRoots} are absolute and normalized; empty
+ * lists allow nothing.
  */
 public record DaemonConfig(
         String listenHost,
@@ -15,6 +17,8 @@ public record DaemonConfig(
         Path portFile,
         Path stateDir,
         Path runDir,
+        List<Path> imageRoots,
+        List<Path> hostDirectoryRoots,
         Path tokenFile,
         Path cloudHypervisor,
         Path virtiofsd,
@@ -25,6 +29,11 @@ public record DaemonConfig(
         String logLevel,
         int maxParallelRestores,
         NetworkConfig network) {
+
+    public DaemonConfig {
+        imageRoots = List.copyOf(imageRoots);
+        hostDirectoryRoots = List.copyOf(hostDirectoryRoots);
+    }
 
     public Path sandboxesDir() { return stateDir.resolve("sandboxes"); }
 

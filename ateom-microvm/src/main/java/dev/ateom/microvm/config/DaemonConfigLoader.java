@@ -10,9 +10,11 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
@@ -50,6 +52,8 @@ public final class DaemonConfigLoader {
                 values.get(ConfigOption.PORT_FILE).value().isEmpty() ? null : absolutePath(values.get(ConfigOption.PORT_FILE)),
                 stateDir,
                 runDir,
+                absolutePaths(values.get(ConfigOption.IMAGE_ROOTS)),
+                absolutePaths(values.get(ConfigOption.HOST_DIRECTORY_ROOTS)),
                 tokenFile.value().isEmpty() ? stateDir.resolve("api-token") : absolutePath(tokenFile),
                 Path.of(nonEmpty(values.get(ConfigOption.CLOUD_HYPERVISOR))),
                 Path.of(nonEmpty(values.get(ConfigOption.VIRTIOFSD))),
@@ -120,12 +124,23 @@ public final class DaemonConfigLoader {
             if (option == null || option == ConfigOption.CONFIG) {
                 throw new ConfigException("config file " + path + ": unknown option '" + field.getKey() + "'");
             }
-            if (!field.getValue().isValueNode()) {
-                throw new ConfigException("config file " + path + ": option '" + field.getKey() + "' must be a single value");
-            }
-            result.put(option, field.getValue().asText());
+            result.put(option, yamlValue(path, field.getKey(), field.getValue()));
         }
         return result;
+    }
+
+    /** A scalar as its text; a sequence of scalars (a list of roots) as its items joined by commas, like the flag. */
+    private static String yamlValue(Path path, String key, JsonNode value) {
+        if (value.isValueNode()) return value.asText();
+        if (value.isArray()) {
+            List<String> items = new ArrayList<>();
+            for (JsonNode item : value) {
+                if (!item.isValueNode()) break;
+                items.add(item.asText());
+            }
+            if (items.size() == value.size()) return String.join(",", items);
+        }
+        throw new ConfigException("config file " + path + ": option '" + key + "' must be a single value or a list of values");
     }
 
     public static ConfigOption byKey(String key) {
@@ -144,6 +159,16 @@ public final class DaemonConfigLoader {
         Path p = Path.of(nonEmpty(r));
         if (!p.isAbsolute()) throw new ConfigException(r.describe() + " must be an absolute path, got '" + r.value() + "'");
         return p.normalize();
+    }
+
+    /** A comma-separated list of absolute paths; empty (or only commas and blanks) is the empty list. */
+    private static List<Path> absolutePaths(Resolved r) {
+        List<Path> paths = new ArrayList<>();
+        for (String part : r.value().split(",")) {
+            if (part.isBlank()) continue;
+            paths.add(absolutePath(new Resolved(r.option(), part, r.source())));
+        }
+        return paths;
     }
 
     private static int intInRange(Resolved r, int min, int max) {

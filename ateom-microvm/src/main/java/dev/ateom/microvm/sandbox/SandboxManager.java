@@ -1,6 +1,7 @@
 package dev.ateom.microvm.sandbox;
 
 import dev.ateom.microvm.HostTools;
+import dev.ateom.microvm.PrivateDirs;
 import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.logging.LogContext;
 import dev.ateom.microvm.sandbox.operation.CheckpointOperation;
@@ -22,6 +23,9 @@ import dev.ateom.microvm.timing.OperationMetrics;
 import dev.ateom.virtiofsd.VirtiofsdLauncher;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
@@ -48,6 +52,7 @@ public final class SandboxManager implements AutoCloseable {
 
     private final OperationContext context;
     private final HostTools tools;
+    private final HostPathPolicy paths;
     private final Map<String, SandboxEntry> sandboxes = new ConcurrentHashMap<>();
     /** Bounds the restores a fork runs at once (each restore reads a whole memory image and starts four processes). */
     private final Semaphore restoreSlots;
@@ -55,10 +60,11 @@ public final class SandboxManager implements AutoCloseable {
     public SandboxManager(DaemonConfig config, SandboxStore store, VirtiofsdLauncher virtiofsd, SnapshotCatalog snapshots,
                           SystemInfoVolumes systemInfo, GuestProbe probe, HostTools tools, SandboxNetworks networks,
                           PrometheusRegistry registry) {
-        OperationMetrics metrics = new OperationMetrics(registry, this::countByState);
+        OperationMetrics metrics = new OperationMetrics(registry, this::countByState, () -> orphanDirs().size());
         this.context = new OperationContext(config, store, new VmStarter(config, virtiofsd, snapshots, tools), virtiofsd, snapshots,
                 systemInfo, probe, metrics, new Transitions(store, metrics), networks);
         this.tools = tools;
+        this.paths = HostPathPolicy.of(config);
         this.restoreSlots = new Semaphore(config.maxParallelRestores(), true);
     }
 
@@ -79,6 +85,9 @@ public final class SandboxManager implements AutoCloseable {
                         && (r.state() == SandboxState.SUSPENDED || r.state() == SandboxState.RESUMING));
     }
 
+    /** Directories of the state dir no sandbox owns; they block their id until an operator removes them. */
+    public List<Path> orphanDirs() { return context.store().orphanDirs(sandboxes.keySet()); }
+
     private Map<String, Long> countByState() {
         Map<String, Long> counts = new TreeMap<>();
         for (SandboxState s : SandboxState.values()) counts.put(s.name(), 0L);
@@ -90,7 +99,7 @@ public final class SandboxManager implements AutoCloseable {
 
     /** Create, or clone when the request names a snapshot: a new sandbox, RUNNING when this returns. */
     public OperationResult create(SandboxSpec request) {
-        List<SpecViolation> violations = new ArrayList<>(SandboxSpecValidator.validate(request));
+        List<SpecViolation> violations = new ArrayList<>(SandboxSpecValidator.validate(request, paths));
         violations.addAll(context.networks().check(request.network(), "network"));
         if (!violations.isEmpty()) throw new InvalidSpecException(violations);
         requireHypervisor();
@@ -98,6 +107,11 @@ public final class SandboxManager implements AutoCloseable {
         SnapshotCatalog.SnapshotHandle source = request.isClone() ? context.snapshots().open(request.fromSnapshot()) : null;
         if (source != null) requireSameNic(request, source);
         SandboxSpec spec = request.isClone() ? request.cloneOf(source.sandboxSpec(), id) : request.withId(id);
+        if (request.isClone()) {
+            List<SpecViolation> stored = new ArrayList<>(SandboxSpecValidator.validateStored(spec, paths));
+            stored.addAll(SandboxSpecValidator.storedViolations(context.networks().check(spec.network(), "network")));
+            if (!stored.isEmpty()) throw new InvalidSpecException(stored);
+        }
         if (spec.hasNetwork()) context.networks().requireAvailable(null, null);
         Operation operation = request.isClone() ? Operation.CLONE : Operation.CREATE;
         ActorIdentity identity = new ActorIdentity(spec.identity().name(), spec.identity().namespace(), UUID.randomUUID().toString());
@@ -105,7 +119,14 @@ public final class SandboxManager implements AutoCloseable {
         SandboxEntry existing = sandboxes.putIfAbsent(id, entry);
         if (existing != null) throw new AlreadyExistsException(id, existing.record().state());
         try (var lock = entry.acquire(operation); var log = LogContext.with("sandbox", id)) {
+            if (Files.exists(context.store().sandboxDir(id), LinkOption.NOFOLLOW_LINKS)) {
+                sandboxes.remove(id, entry);
+                throw AlreadyExistsException.leftoverDirectory(id);
+            }
             return source == null ? new CreateOperation(context).run(entry) : new CloneOperation(context, source).run(entry);
+        } finally {
+            // only a sandbox whose record is on disk exists: a create that could not even persist FAILED leaves nothing
+            if (!context.store().hasRecord(id)) sandboxes.remove(id, entry);
         }
     }
 
@@ -232,6 +253,11 @@ public final class SandboxManager implements AutoCloseable {
             }
         }
         context.networks().reclaimUnadopted();
+        for (String id : sandboxes.keySet()) PrivateDirs.ensure(context.store().sandboxDir(id));
+        for (Path orphan : orphanDirs()) {
+            LOG.log(WARNING, "orphan sandbox directory " + orphan + ": no sandbox record owns it (unreadable or missing "
+                    + "sandbox.json); it is left for an operator to inspect and remove, and its id cannot be used until then");
+        }
     }
 
     @Override

@@ -56,6 +56,11 @@ public record SandboxSpec(
                 network != null ? network : source.network == null ? null : source.network.forClone());
     }
 
+    public SandboxSpec withFromSnapshot(String snapshotId) {
+        return new SandboxSpec(id, identity, vcpus, memoryMib, kernel, initramfs, cmdline, rootfs, durableDirs, systemInfo,
+                readiness, memoryRestoreMode, snapshotId, network);
+    }
+
     public SandboxSpec withId(String newId) {
         return new SandboxSpec(newId, identity, vcpus, memoryMib, kernel, initramfs, cmdline, rootfs, durableDirs, systemInfo,
                 readiness, memoryRestoreMode, fromSnapshot, network);

@@ -3,6 +3,7 @@ package dev.ateom.microvm.sandbox.operation;
 import dev.ateom.chv.ChvLaunch;
 import dev.ateom.chv.ChvProcess;
 import dev.ateom.microvm.HostTools;
+import dev.ateom.microvm.PrivateDirs;
 import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.sandbox.NetworkRuntime;
 import dev.ateom.microvm.sandbox.Rollback;
@@ -59,6 +60,7 @@ public final class VmStarter {
                 }
             }
             TreeRemoval.removeRecursively(el.dir());
+            PrivateDirs.ensure(layout.runDir());
             Files.createDirectories(el.dir());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create run dir " + el.dir(), e);
