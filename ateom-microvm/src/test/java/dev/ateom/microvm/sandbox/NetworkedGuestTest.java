@@ -59,6 +59,8 @@ class NetworkedGuestTest {
         Files.setPosixFilePermissions(chv, PosixFilePermissions.fromString("rwxr-xr-x"));
         Map<ConfigOption, String> flags = new EnumMap<>(ConfigOption.class);
         flags.put(ConfigOption.CLOUD_HYPERVISOR, chv.toString());
+        flags.put(ConfigOption.IMAGE_ROOTS, String.join(",", guest.vmlinux().getParent().toString(),
+                guest.initramfs().getParent().toString(), guest.rootfs().toString()));
         flags.put(ConfigOption.NETWORK, "true");
         flags.put(ConfigOption.NETWORK_PREFIX, network.prefix());
         flags.put(ConfigOption.NETWORK_HOST_NAMESPACE, network.prefix() + "-host");
