@@ -111,6 +111,7 @@ public final class SandboxManager implements AutoCloseable {
             List<SpecViolation> stored = new ArrayList<>(SandboxSpecValidator.validateStored(spec, paths));
             stored.addAll(SandboxSpecValidator.storedViolations(context.networks().check(spec.network(), "network")));
             if (!stored.isEmpty()) throw new InvalidSpecException(stored);
+            context.snapshots().requireConfigAsWritten(source);
         }
         if (spec.hasNetwork()) context.networks().requireAvailable(null, null);
         Operation operation = request.isClone() ? Operation.CLONE : Operation.CREATE;

@@ -30,7 +30,7 @@ public final class ResumeOperation {
         Rollback rollback = new Rollback();
         context.transitions().begin(entry, SandboxState.RESUMING, Operation.RESUME);
         try {
-            SnapshotCatalog.SnapshotHandle snapshot = timer.step("verify", () -> context.snapshots().open(record.latestSnapshotId()));
+            SnapshotCatalog.SnapshotHandle snapshot = timer.step("verify", () -> context.snapshots().openForRestore(record.latestSnapshotId()));
             DurableSyncMarker durable = new DurableSyncMarker(layout.sandboxDir());
             if (!durable.isInSyncWith(snapshot.id())) {
                 LOG.log(INFO, "durable dir of " + record.id() + " may be newer than snapshot " + snapshot.id() + ": laying it from the archive");
