@@ -96,6 +96,10 @@ public final class Daemon implements AutoCloseable {
         } catch (IOException e) {
             closeAll(resources);
             throw new UncheckedIOException("cannot open the state dir " + config.stateDir(), e);
+        } catch (RuntimeException e) {
+            // e.g. a network pool that collides with the host's routes: nothing started may outlive the refusal
+            closeAll(resources);
+            throw e;
         }
         resources.addFirst(sandboxes);
 

@@ -2,6 +2,7 @@ package dev.ateom.microvm.sandbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ateom.microvm.config.ConfigException;
 import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.microvm.timing.FailPoints;
@@ -24,6 +25,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The daemon's network wiring with the CHV stand-in's {@code none} backend (which checks TAP descriptors and net ids
@@ -210,6 +212,16 @@ class NetworkedSandboxTest {
             assertThat(tiny.get("/v1/sandboxes/third").body().has("runtime")).isFalse();
             assertThat(NetNamespaces.list(own.prefix() + "-s")).hasSize(2);
             for (String id : List.of("first", "second", "third")) assertThat(tiny.delete("/v1/sandboxes/" + id).status()).isEqualTo(204);
+        }
+    }
+
+    @Test
+    void aPoolOverlappingTheHostsRoutesStopsTheDaemonNamingTheOption() throws Exception {
+        try (TestNetwork own = TestNetwork.create()) {
+            own.addTestHost(1, "198.51.100.0/24");
+            Map<ConfigOption, String> flags = networkFlags(own, Map.of(ConfigOption.NETWORK_POOL, "198.51.100.0/26"));
+            assertThatThrownBy(() -> harness(dir.resolve("overlap"), flags)).isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("--network-pool");
         }
     }
 
