@@ -1,7 +1,9 @@
 package dev.ateom.microvm.api;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.microvm.http.RequestBodies;
 import dev.ateom.microvm.http.Responses;
+import dev.ateom.microvm.sandbox.RestoreOptions;
 import dev.ateom.microvm.sandbox.SandboxManager;
 import dev.ateom.microvm.sandbox.SandboxSpec;
 import io.helidon.webserver.http.HttpRules;
@@ -27,13 +29,15 @@ public final class SandboxRoutes extends RouteTable {
                 .get("/v1/sandboxes", (req, res) -> Responses.json(res, 200, Map.of("items", manager.list())))
                 .get("/v1/sandboxes/{id}", (req, res) -> Responses.json(res, 200, manager.get(id(req))))
                 .post("/v1/sandboxes/{id}/suspend", (req, res) -> Responses.json(res, 200, manager.suspend(id(req))))
-                .post("/v1/sandboxes/{id}/resume", (req, res) -> Responses.json(res, 200, manager.resume(id(req))))
+                .post("/v1/sandboxes/{id}/resume", (req, res) -> Responses.json(res, 200,
+                        manager.resume(id(req), bodies.readOptionalJson(req, ResumeRequest.class, ResumeRequest.NONE).options())))
                 .delete("/v1/sandboxes/{id}", this::delete);
     }
 
     private void create(ServerRequest req, ServerResponse res) {
-        SandboxSpec spec = bodies.readJson(req, SandboxSpec.class);
-        var result = manager.create(spec);
+        ObjectNode body = bodies.readJson(req, ObjectNode.class);
+        RestoreOptions options = RestoreRequestFields.take(body);
+        var result = manager.create(bodies.convert(body, SandboxSpec.class), options);
         res.header("Location", "/v1/sandboxes/" + result.sandbox().id());
         Responses.json(res, 201, result);
     }

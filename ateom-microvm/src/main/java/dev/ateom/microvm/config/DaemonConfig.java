@@ -2,8 +2,12 @@ package dev.ateom.microvm.config;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.Optional;
 
-/** The daemon's resolved settings; see {@link ConfigOption} for each one's meaning and default. */
+/**
+ * The daemon's resolved settings; see {@link ConfigOption} for each one's meaning and default.
+ * {@code snapshotStore} is empty unless {@code --snapshot-store} is set.
+ */
 public record DaemonConfig(
         String listenHost,
         int port,
@@ -17,7 +21,8 @@ public record DaemonConfig(
         Duration syncReconcileInterval,
         long maxRequestBytes,
         boolean childrenDieWithDaemon,
-        String logLevel) {
+        String logLevel,
+        Optional<RemoteStoreConfig> snapshotStore) {
 
     public Path sandboxesDir() { return stateDir.resolve("sandboxes"); }
 

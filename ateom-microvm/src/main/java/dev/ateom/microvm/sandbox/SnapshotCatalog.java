@@ -47,6 +47,8 @@ public final class SnapshotCatalog {
     private final SnapshotStore store;
     private final Path sandboxesDir;
     private Predicate<String> protectedSnapshot = id -> false;
+    private SnapshotFetcher fetcher = SnapshotFetcher.NONE;
+    private Map<String, String> hostAnnotations = Map.of();
 
     public SnapshotCatalog(SnapshotStore store, Path sandboxesDir) {
         this.store = store;
@@ -55,6 +57,12 @@ public final class SnapshotCatalog {
 
     /** Snapshots that must not be deleted without {@code force}: the latest of a suspended sandbox. */
     public void protect(Predicate<String> isProtected) { this.protectedSnapshot = isProtected; }
+
+    /** Where snapshots that are not on this host come from (the snapshot store); by default nowhere. */
+    public void fetchMissingWith(SnapshotFetcher fetcher) { this.fetcher = fetcher; }
+
+    /** Annotations every snapshot taken from now on records about this host (the CPU, for restore hosts to compare). */
+    public void annotateWith(Map<String, String> annotations) { this.hostAnnotations = Map.copyOf(annotations); }
 
     /** A committed snapshot opened for restore, with the spec of the sandbox it was taken from. */
     public record SnapshotHandle(String id, Snapshot snapshot, SandboxSpec sandboxSpec) {}
@@ -97,7 +105,9 @@ public final class SnapshotCatalog {
                     record.identity().uid());
             try {
                 String spec = ApiJson.mapper().writeValueAsString(record.spec());
-                return staging.commit(new SnapshotMetadata(source, chvVersion, shares, Map.of(SPEC_ANNOTATION, spec))).id();
+                Map<String, String> annotations = new LinkedHashMap<>(hostAnnotations);
+                annotations.put(SPEC_ANNOTATION, spec);
+                return staging.commit(new SnapshotMetadata(source, chvVersion, shares, annotations)).id();
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot commit snapshot " + staging.snapshotId() + " of " + record.id(), e);
             }
@@ -113,6 +123,22 @@ public final class SnapshotCatalog {
     }
 
     // ------------------------------------------------------------------ using snapshots
+
+    /** Whether the snapshot is committed on this host. */
+    public boolean isLocal(String id) {
+        if (!SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches()) return false;
+        try {
+            return store.get(id).isPresent();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot read snapshot " + id, e);
+        }
+    }
+
+    /** Makes sure the snapshot is on this host, pulling it from the store if it is not (see {@link SnapshotFetcher}). */
+    public void ensureLocal(String id, boolean allowCpuMismatch) {
+        if (!SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches()) throw NotFoundException.snapshot(id);
+        if (!isLocal(id)) fetcher.fetch(id, allowCpuMismatch);
+    }
 
     public SnapshotHandle open(String id) {
         Snapshot snapshot = get(id);
