@@ -22,6 +22,7 @@ public record DaemonConfig(
         long maxRequestBytes,
         boolean childrenDieWithDaemon,
         String logLevel,
+        int maxParallelRestores,
         Optional<RemoteStoreConfig> snapshotStore) {
 
     public Path sandboxesDir() { return stateDir.resolve("sandboxes"); }

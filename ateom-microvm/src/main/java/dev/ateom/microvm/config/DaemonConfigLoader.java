@@ -62,6 +62,7 @@ public final class DaemonConfigLoader {
                 intInRange(values.get(ConfigOption.MAX_REQUEST_BYTES), 1024, 64 << 20),
                 bool(values.get(ConfigOption.CHILDREN_DIE_WITH_DAEMON)),
                 logLevel(values.get(ConfigOption.LOG_LEVEL)),
+                intInRange(values.get(ConfigOption.MAX_PARALLEL_RESTORES), 1, 256),
                 remoteStore(values));
     }
 

@@ -3,6 +3,7 @@ package dev.ateom.microvm.sandbox;
 import dev.ateom.microvm.HostTools;
 import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.logging.LogContext;
+import dev.ateom.microvm.sandbox.operation.CheckpointOperation;
 import dev.ateom.microvm.sandbox.operation.CloneOperation;
 import dev.ateom.microvm.sandbox.operation.CreateOperation;
 import dev.ateom.microvm.sandbox.operation.DaemonStop;
@@ -22,15 +23,18 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 import java.util.Comparator;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.Function;
 
+import static java.lang.System.Logger.Level.INFO;
 import static java.lang.System.Logger.Level.WARNING;
 
 /**
@@ -45,6 +49,8 @@ public final class SandboxManager implements AutoCloseable {
     private final HostTools tools;
     private final Map<String, SandboxEntry> sandboxes = new ConcurrentHashMap<>();
     private Consumer<String> afterSuspend = snapshotId -> { };
+    /** Bounds the restores a fork runs at once (each restore reads a whole memory image and starts four processes). */
+    private final Semaphore restoreSlots;
 
     public SandboxManager(DaemonConfig config, SandboxStore store, VirtiofsdLauncher virtiofsd, SnapshotCatalog snapshots,
                           SystemInfoVolumes systemInfo, GuestProbe probe, HostTools tools, PrometheusRegistry registry) {
@@ -52,6 +58,7 @@ public final class SandboxManager implements AutoCloseable {
         this.context = new OperationContext(config, store, new VmStarter(config, virtiofsd, snapshots, tools), virtiofsd, snapshots,
                 systemInfo, probe, metrics, new Transitions(store, metrics));
         this.tools = tools;
+        this.restoreSlots = new Semaphore(config.maxParallelRestores(), true);
     }
 
     // ------------------------------------------------------------------ queries
@@ -119,6 +126,43 @@ public final class SandboxManager implements AutoCloseable {
     /** Resume; a latest snapshot that is not on this host (deleted here after a push) is pulled from the store first. */
     public OperationResult resume(String id, RestoreOptions options) {
         return runOn(id, Operation.RESUME, new ResumeOperation(context, options)::run);
+    }
+    /** A snapshot of a running sandbox that keeps running; the guest is paused only for the snapshot and the archive. */
+    public OperationResult checkpoint(String id) { return runOn(id, Operation.CHECKPOINT, new CheckpointOperation(context)::run); }
+
+    /**
+     * N clones of one sandbox: one checkpoint when it runs (its latest snapshot when it is suspended), then the clones
+     * restored in parallel, at most {@code max-parallel-restores} at a time. Each clone succeeds or fails on its own;
+     * the answer lists every one. Refused (nothing made) when the request is invalid or the source cannot be forked.
+     */
+    public ForkResult fork(String id, ForkRequest request) {
+        List<SpecViolation> violations = request.violations();
+        if (!violations.isEmpty()) throw new InvalidSpecException(violations);
+        SandboxRecord source = get(id);
+        requireHypervisor();
+        long start = System.nanoTime();
+        OperationResult checkpoint = null;
+        String snapshotId;
+        if (source.state() == SandboxState.RUNNING) {
+            checkpoint = checkpoint(id);
+            snapshotId = checkpoint.snapshotId();
+        } else if (source.state() == SandboxState.SUSPENDED && source.latestSnapshotId() != null) {
+            snapshotId = source.latestSnapshotId();
+        } else {
+            throw new InvalidStateException(id, source.state(), Operation.FORK);
+        }
+        long cloning = System.nanoTime();
+        List<ForkedClone> clones = new ParallelClones(restoreSlots).run(
+                request.clones(id, source.identity().namespace()), snapshotId, SandboxManager::generateId, this::create);
+        Map<String, Long> timings = new LinkedHashMap<>();
+        timings.put("checkpoint", (cloning - start) / 1_000_000);
+        timings.put("clones", (System.nanoTime() - cloning) / 1_000_000);
+        timings.put("total", (System.nanoTime() - start) / 1_000_000);
+        int failed = (int) clones.stream().filter(c -> c.error() != null).count();
+        LOG.log(INFO, "fork of sandbox " + id + " from snapshot " + snapshotId + ": " + (clones.size() - failed) + " clone(s) running, "
+                + failed + " failed, in " + timings.get("total") + " ms");
+        return new ForkResult(id, snapshotId, clones.size() - failed, failed, clones, timings,
+                checkpoint == null ? null : checkpoint.timingsMs());
     }
 
     /** Deletes in any state; {@code withSnapshots} also removes the sandbox's snapshots. */

@@ -4,6 +4,7 @@ import dev.ateom.chv.ChvClient;
 import dev.ateom.chv.ChvTimeouts;
 import dev.ateom.chv.MemoryRestoreMode;
 import dev.ateom.chv.VmState;
+import dev.ateom.microvm.sandbox.Operation;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.SandboxState;
 import dev.ateom.microvm.sandbox.ShareRuntime;
@@ -31,7 +32,8 @@ import static java.lang.System.Logger.Level.WARNING;
  * Settles one persisted sandbox at daemon start (docs/DESIGN.md: "records are reconciled with what is really
  * running"). What a crash in each state means:
  * <ul>
- *   <li>RUNNING: adopted when its CHV still answers vm.info with a running VM, else FAILED and cleaned;</li>
+ *   <li>RUNNING: adopted when its CHV still answers vm.info with a running VM, else FAILED and cleaned; a VM a
+ *       checkpoint left paused is resumed, and a snapshot that checkpoint committed is recorded;</li>
  *   <li>CREATING: FAILED and cleaned (nothing to return to);</li>
  *   <li>SUSPENDING: if the snapshot was committed before the crash, SUSPENDED on it; else the VM is lost:
  *       FAILED, with the durable dir kept on the host;</li>
@@ -53,6 +55,7 @@ public final class Recovery {
         if (Files.isDirectory(layout.sandboxDir())) context.snapshots().removeInterruptedExtractions(layout.sandboxDir());
         switch (record.state()) {
             case RUNNING -> {
+                if (record.lastOperation() == Operation.CHECKPOINT) recordCheckpoint(entry, record);
                 if (!tryAdopt(entry, layout)) {
                     cleanup(record, layout);
                     settle(entry, record.failed("the VM was gone when the daemon restarted (its processes died with the previous daemon)"));
@@ -101,6 +104,20 @@ public final class Recovery {
         }
     }
 
+    /**
+     * A checkpoint interrupted after its commit: the snapshot is in the store but not in the record. Recorded now,
+     * so a later interrupted suspend cannot take it for the one it committed.
+     */
+    private void recordCheckpoint(SandboxEntry entry, SandboxRecord record) {
+        List<String> committed = context.snapshots().unrecordedSnapshotsOf(record.id(), new HashSet<>(record.snapshotIds()))
+                .stream().filter(id -> isOfThisSandbox(record, id)).toList();
+        if (committed.isEmpty()) return;
+        SandboxRecord updated = record;
+        for (String id : committed) updated = updated.withSnapshot(id);
+        LOG.log(INFO, "checkpoint of " + record.id() + " had committed snapshot " + committed.getLast() + " before the daemon stopped");
+        settle(entry, updated);
+    }
+
     /** An earlier sandbox with the same id (deleted, its snapshots kept) had another uid: its snapshots are not this one's. */
     private boolean isOfThisSandbox(SandboxRecord record, String snapshotId) {
         try {
@@ -136,6 +153,11 @@ public final class Recovery {
         try (ChvClient client = new ChvClient(Path.of(runtime.apiSocket()), ChvTimeouts.all(Duration.ofSeconds(5)))) {
             VmState state = client.info().state();
             if (state == VmState.Running) return true;
+            if (state == VmState.Paused && record.lastOperation() == Operation.CHECKPOINT) {
+                client.resume();
+                LOG.log(INFO, "sandbox " + record.id() + " was paused by a checkpoint the daemon did not finish; resumed");
+                return true;
+            }
             LOG.log(WARNING, "sandbox " + record.id() + " CHV answers but its VM is " + state + "; not adopting");
         } catch (RuntimeException e) {
             LOG.log(WARNING, "sandbox " + record.id() + " CHV does not answer: " + e.getMessage());

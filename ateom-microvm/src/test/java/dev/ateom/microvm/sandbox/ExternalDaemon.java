@@ -1,0 +1,120 @@
+package dev.ateom.microvm.sandbox;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ateom.microvm.json.ApiJson;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * {@code bin/ateom daemon} as its own process, as an operator runs it (its JVM flags included), with the time from
+ * the fork to the first answered request and its resident memory; for benchmarks that measure the daemon whole.
+ */
+final class ExternalDaemon implements AutoCloseable {
+    private final Process process;
+    private final HttpClient http = HttpClient.newHttpClient();
+    private final String token;
+    private final int port;
+    private final long startMillis;
+
+    ExternalDaemon(Path root, Path hypervisor) throws Exception {
+        Path portFile = root.resolve("port");
+        Files.writeString(root.resolve("empty.yaml"), "");
+        List<String> command = new ArrayList<>(List.of(TestTools.repoRoot().resolve("bin/ateom").toString(), "daemon",
+                "--port", "0", "--port-file", portFile.toString(), "--state-dir", root.resolve("state").toString(),
+                "--run-dir", root.resolve("run").toString(), "--cloud-hypervisor", hypervisor.toString(),
+                "--virtiofsd", TestTools.virtiofsd().toString(), "--config", root.resolve("empty.yaml").toString(),
+                "--log-level", "WARNING"));
+        long t0 = System.nanoTime();
+        process = new ProcessBuilder(command).redirectErrorStream(true)
+                .redirectOutput(root.resolve("daemon.log").toFile()).start();
+        port = awaitPort(portFile);
+        awaitHealthy();
+        startMillis = (System.nanoTime() - t0) / 1_000_000;
+        token = Files.readString(root.resolve("state/api-token")).strip();
+    }
+
+    private int awaitPort(Path portFile) throws Exception {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!process.isAlive()) throw new IllegalStateException("daemon exited with " + process.exitValue());
+            if (Files.exists(portFile)) return Integer.parseInt(Files.readString(portFile).strip());
+            Thread.sleep(2);
+        }
+        throw new IllegalStateException("daemon wrote no port file within 60 s");
+    }
+
+    private void awaitHealthy() throws Exception {
+        while (true) {
+            try {
+                HttpResponse<String> res = http.send(HttpRequest.newBuilder(uri("/healthz")).build(), HttpResponse.BodyHandlers.ofString());
+                if (res.statusCode() == 200) return;
+            } catch (IOException e) {
+                // not accepting yet
+            }
+            Thread.sleep(2);
+        }
+    }
+
+    /** Milliseconds from the fork of {@code bin/ateom daemon} to its first 200 on {@code /healthz}. */
+    long startMillis() { return startMillis; }
+
+    /** The daemon JVM's resident set in MiB. */
+    double rssMib() throws IOException { return rssMib(process.pid()); }
+
+    /** The resident sets of the daemon's descendants (CHV, virtiofsd) in MiB. */
+    double childrenRssMib() {
+        return process.descendants().mapToDouble(p -> {
+            try {
+                return rssMib(p.pid());
+            } catch (IOException e) {
+                return 0; // exited meanwhile
+            }
+        }).sum();
+    }
+
+    static double rssMib(long pid) throws IOException {
+        for (String line : Files.readAllLines(Path.of("/proc/" + pid + "/status"))) {
+            if (line.startsWith("VmRSS:")) return Long.parseLong(line.replaceAll("[^0-9]", "")) / 1024.0;
+        }
+        return 0;
+    }
+
+    /** A request and its wall time as the client sees it. */
+    record Timed(int status, JsonNode body, double millis) {}
+
+    Timed post(String path, String json) throws Exception {
+        return send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)));
+    }
+
+    Timed delete(String path) throws Exception { return send(HttpRequest.newBuilder(uri(path)).DELETE()); }
+
+    Timed get(String path) throws Exception { return send(HttpRequest.newBuilder(uri(path)).GET()); }
+
+    private Timed send(HttpRequest.Builder req) throws Exception {
+        req.header("Authorization", "Bearer " + token);
+        long t0 = System.nanoTime();
+        HttpResponse<String> res = http.send(req.build(), HttpResponse.BodyHandlers.ofString());
+        double millis = (System.nanoTime() - t0) / 1e6;
+        JsonNode body = res.body().isEmpty() ? ApiJson.mapper().createObjectNode() : ApiJson.mapper().readTree(res.body());
+        return new Timed(res.statusCode(), body, millis);
+    }
+
+    private URI uri(String path) { return URI.create("http://127.0.0.1:" + port + path); }
+
+    @Override
+    public void close() throws Exception {
+        process.destroy();
+        if (!process.waitFor(60, TimeUnit.SECONDS)) process.destroyForcibly().waitFor();
+    }
+}
