@@ -2,6 +2,7 @@ package dev.ateom.microvm.api;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.microvm.http.RequestBodies;
+import dev.ateom.microvm.sandbox.EgressSpec;
 import dev.ateom.microvm.http.Responses;
 import dev.ateom.microvm.sandbox.ForkRequest;
 import dev.ateom.microvm.sandbox.RestoreOptions;
@@ -14,7 +15,7 @@ import io.helidon.webserver.http.ServerResponse;
 
 import java.util.Map;
 
-/** {@code /v1/sandboxes}: create or clone, list, show, suspend, checkpoint, fork, resume, delete. */
+/** {@code /v1/sandboxes}: create or clone, list, show, suspend, checkpoint, fork, resume, delete, and a new egress policy. */
 public final class SandboxRoutes extends RouteTable {
     private final SandboxManager manager;
     private final RequestBodies bodies;
@@ -35,6 +36,8 @@ public final class SandboxRoutes extends RouteTable {
                         manager.fork(id(req), bodies.readJson(req, ForkRequest.class))))
                 .post("/v1/sandboxes/{id}/resume", (req, res) -> Responses.json(res, 200,
                         manager.resume(id(req), bodies.readOptionalJson(req, ResumeRequest.class, ResumeRequest.NONE).options())))
+                .put("/v1/sandboxes/{id}/network/egress", (req, res) ->
+                        Responses.json(res, 200, manager.replaceEgress(id(req), bodies.readJson(req, EgressSpec.class))))
                 .delete("/v1/sandboxes/{id}", this::delete);
     }
 

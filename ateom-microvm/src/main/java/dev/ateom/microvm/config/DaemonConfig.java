@@ -1,12 +1,16 @@
 package dev.ateom.microvm.config;
 
+import dev.ateom.network.NetworkConfig;
+
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 
 /**
- * The daemon's resolved settings; see {@link ConfigOption} for each one's meaning and default.
- * {@code snapshotStore} is empty unless {@code --snapshot-store} is set.
+ * The daemon's resolved settings; see {@link ConfigOption} for each one's meaning and default. {@code network} is
+ * null when networking is off. {@code imageRoots} and {@code hostDirectoryRoots} are absolute and normalized; empty
+ * lists allow nothing. {@code snapshotStore} is empty unless {@code --snapshot-store} is set.
  */
 public record DaemonConfig(
         String listenHost,
@@ -14,6 +18,8 @@ public record DaemonConfig(
         Path portFile,
         Path stateDir,
         Path runDir,
+        List<Path> imageRoots,
+        List<Path> hostDirectoryRoots,
         Path tokenFile,
         Path cloudHypervisor,
         Path virtiofsd,
@@ -23,7 +29,13 @@ public record DaemonConfig(
         boolean childrenDieWithDaemon,
         String logLevel,
         int maxParallelRestores,
+        NetworkConfig network,
         Optional<RemoteStoreConfig> snapshotStore) {
+
+    public DaemonConfig {
+        imageRoots = List.copyOf(imageRoots);
+        hostDirectoryRoots = List.copyOf(hostDirectoryRoots);
+    }
 
     public Path sandboxesDir() { return stateDir.resolve("sandboxes"); }
 

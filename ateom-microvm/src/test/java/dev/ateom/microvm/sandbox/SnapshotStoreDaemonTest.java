@@ -48,7 +48,10 @@ class SnapshotStoreDaemonTest {
         System.setProperty("aws.accessKeyId", S3ProxyServer.IDENTITY);
         System.setProperty("aws.secretAccessKey", S3ProxyServer.CREDENTIAL);
         hostA = new DaemonHarness(Files.createDirectories(dir.resolve("host-a")), storeFlags("host-a", true));
-        hostB = new DaemonHarness(Files.createDirectories(dir.resolve("host-b")), storeFlags("host-b", false));
+        // every host of a fleet has the guest images at the same paths: B allows A's image dir, which its clones name
+        Map<ConfigOption, String> hostBFlags = new EnumMap<>(storeFlags("host-b", false));
+        hostBFlags.put(ConfigOption.IMAGE_ROOTS, Files.createDirectories(DaemonHarness.imageDir(dir.resolve("host-a"))).toString());
+        hostB = new DaemonHarness(Files.createDirectories(dir.resolve("host-b")), hostBFlags);
     }
 
     @AfterAll

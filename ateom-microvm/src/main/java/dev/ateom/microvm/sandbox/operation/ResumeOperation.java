@@ -44,7 +44,7 @@ public final class ResumeOperation {
         }
         context.transitions().begin(entry, SandboxState.RESUMING, Operation.RESUME);
         try {
-            SnapshotCatalog.SnapshotHandle snapshot = timer.step("verify", () -> context.snapshots().open(record.latestSnapshotId()));
+            SnapshotCatalog.SnapshotHandle snapshot = timer.step("verify", () -> context.snapshots().openForRestore(record.latestSnapshotId()));
             DurableSyncMarker durable = new DurableSyncMarker(layout.sandboxDir());
             if (!durable.isInSyncWith(snapshot.id())) {
                 LOG.log(INFO, "durable dir of " + record.id() + " may be newer than snapshot " + snapshot.id() + ": laying it from the archive");
@@ -52,7 +52,7 @@ public final class ResumeOperation {
                 durable.markInSyncWith(snapshot.id());
             }
             timer.run("systemInfo", () -> context.systemInfo().regenerate(layout, record.spec().systemInfoOrEmpty(), record.identity()));
-            context.bringUp().run(entry, VmSource.restore(snapshot), record.epochs() + 1, timer, rollback);
+            context.bringUp().run(entry, VmSource.restore(snapshot), record.epochs() + 1, timer, rollback, SandboxState.SUSPENDED);
             rollback.clear();
             return context.transitions().finish(entry, SandboxState.RUNNING, Operation.RESUME, timer, null);
         } catch (RuntimeException e) {
