@@ -3,7 +3,9 @@ package dev.ateom.microvm;
 import dev.ateom.microvm.api.OpenApiEndpoint;
 import dev.ateom.microvm.api.SandboxRoutes;
 import dev.ateom.microvm.api.SnapshotRoutes;
+import dev.ateom.microvm.api.StoreRoutes;
 import dev.ateom.microvm.config.DaemonConfig;
+import dev.ateom.microvm.remote.RemoteSnapshots;
 import dev.ateom.microvm.http.RequestBodies;
 import dev.ateom.microvm.sandbox.GuestProbe;
 import dev.ateom.microvm.sandbox.SandboxManager;
@@ -75,6 +77,7 @@ public final class Daemon implements AutoCloseable {
 
         List<AutoCloseable> resources = new ArrayList<>();
         SandboxManager sandboxes;
+        RemoteSnapshots remote;
         try {
             SnapshotStore snapshotStore = SnapshotStore.open(config.stateDir());
             PrivateDirs.ensure(config.snapshotsDir());
@@ -92,6 +95,15 @@ public final class Daemon implements AutoCloseable {
             sandboxes = new SandboxManager(config, new SandboxStore(config.sandboxesDir()), virtiofsd, snapshots,
                     new SystemInfoVolumes(systemInfo), probe, tools, networks, registry);
             snapshots.protect(sandboxes::isLatestOfSuspended);
+            remote = config.snapshotStore()
+                    .map(store -> RemoteSnapshots.start(store, config.stateDir(), snapshotStore, tools.hypervisor().resolved(), registry))
+                    .orElseGet(RemoteSnapshots::notConfigured);
+            resources.add(remote);
+            if (remote.configured()) {
+                snapshots.fetchMissingWith(remote);
+                snapshots.annotateWith(remote.snapshotAnnotations());
+                sandboxes.afterSuspend(remote::pushAfterSuspend);
+            }
             sandboxes.recover();
         } catch (IOException e) {
             closeAll(resources);
@@ -109,7 +121,8 @@ public final class Daemon implements AutoCloseable {
         services.add(new MetricsEndpoint(registry));
         services.add(new OpenApiEndpoint());
         services.add(new SandboxRoutes(sandboxes, bodies));
-        services.add(new SnapshotRoutes(sandboxes.snapshotCatalog()));
+        services.add(new SnapshotRoutes(sandboxes.snapshotCatalog(), remote));
+        services.add(new StoreRoutes(remote));
 
         ApiServer server = new ApiServer(config.listenHost(), config.port(), config.maxRequestBytes(), token, services);
         Daemon daemon = new Daemon(config, server, sandboxes, resources, services);

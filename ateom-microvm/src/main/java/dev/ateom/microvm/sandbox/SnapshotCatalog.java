@@ -49,6 +49,8 @@ public final class SnapshotCatalog {
     private final SnapshotStore store;
     private final Path sandboxesDir;
     private Predicate<String> protectedSnapshot = id -> false;
+    private SnapshotFetcher fetcher = SnapshotFetcher.NONE;
+    private Map<String, String> hostAnnotations = Map.of();
 
     public SnapshotCatalog(SnapshotStore store, Path sandboxesDir) {
         this.store = store;
@@ -57,6 +59,12 @@ public final class SnapshotCatalog {
 
     /** Snapshots that must not be deleted without {@code force}: the latest of a suspended sandbox. */
     public void protect(Predicate<String> isProtected) { this.protectedSnapshot = isProtected; }
+
+    /** Where snapshots that are not on this host come from (the snapshot store); by default nowhere. */
+    public void fetchMissingWith(SnapshotFetcher fetcher) { this.fetcher = fetcher; }
+
+    /** Annotations every snapshot taken from now on records about this host (the CPU, for restore hosts to compare). */
+    public void annotateWith(Map<String, String> annotations) { this.hostAnnotations = Map.copyOf(annotations); }
 
     /** A committed snapshot opened for restore, with the spec of the sandbox it was taken from. */
     public record SnapshotHandle(String id, Snapshot snapshot, SandboxSpec sandboxSpec) {}
@@ -102,7 +110,9 @@ public final class SnapshotCatalog {
                     record.identity().uid());
             try {
                 String spec = ApiJson.mapper().writeValueAsString(record.spec());
-                return staging.commit(new SnapshotMetadata(source, chvVersion, shares, Map.of(SPEC_ANNOTATION, spec))).id();
+                Map<String, String> annotations = new LinkedHashMap<>(hostAnnotations);
+                annotations.put(SPEC_ANNOTATION, spec);
+                return staging.commit(new SnapshotMetadata(source, chvVersion, shares, annotations)).id();
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot commit snapshot " + staging.snapshotId() + " of " + record.id(), e);
             }
@@ -118,6 +128,17 @@ public final class SnapshotCatalog {
     }
 
     // ------------------------------------------------------------------ using snapshots
+
+    /** Whether the snapshot is on this host (usable or not: an unusable one is reported by {@link #open}, never pulled over). */
+    public boolean isLocal(String id) {
+        return SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches() && store.read(id).isPresent();
+    }
+
+    /** Makes sure the snapshot is on this host, pulling it from the store if it is not (see {@link SnapshotFetcher}). */
+    public void ensureLocal(String id, boolean allowCpuMismatch) {
+        if (!SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches()) throw NotFoundException.snapshot(id);
+        if (!isLocal(id)) fetcher.fetch(id, allowCpuMismatch);
+    }
 
     /** {@link #open} plus the config.json check, for a resume (whose spec was validated when the sandbox was made). */
     public SnapshotHandle openForRestore(String id) {
