@@ -3,10 +3,13 @@ package dev.ateom.microvm;
 import dev.ateom.microvm.api.OpenApiEndpoint;
 import dev.ateom.microvm.api.SandboxRoutes;
 import dev.ateom.microvm.api.SnapshotRoutes;
+import dev.ateom.microvm.api.StoreRoutes;
 import dev.ateom.microvm.config.DaemonConfig;
+import dev.ateom.microvm.remote.RemoteSnapshots;
 import dev.ateom.microvm.http.RequestBodies;
 import dev.ateom.microvm.sandbox.GuestProbe;
 import dev.ateom.microvm.sandbox.SandboxManager;
+import dev.ateom.microvm.sandbox.SandboxNetworks;
 import dev.ateom.microvm.sandbox.SandboxStore;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
 import dev.ateom.microvm.sandbox.SystemInfoVolumes;
@@ -18,6 +21,7 @@ import dev.ateom.virtiofsd.VirtiofsdLauncher;
 import dev.ateom.microvm.http.ApiServer;
 import dev.ateom.microvm.http.ApiToken;
 import dev.ateom.microvm.http.HealthEndpoint;
+import dev.ateom.microvm.http.ListenAddressCheck;
 import dev.ateom.microvm.http.MetricsEndpoint;
 import dev.ateom.microvm.http.RouteTable;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
@@ -56,11 +60,13 @@ public final class Daemon implements AutoCloseable {
     }
 
     public static Daemon start(DaemonConfig config) {
-        createPrivateDir(config.stateDir());
-        createPrivateDir(config.runDir());
+        PrivateDirs.ensure(config.stateDir());
+        PrivateDirs.ensure(config.runDir());
+        ListenAddressCheck.warning(config.listenHost()).ifPresent(warning -> LOG.log(WARNING, warning));
         ApiToken token = ApiToken.loadOrCreate(config.tokenFile());
         LOG.log(INFO, (token.created() ? "created API token file " : "API token file ") + token.file());
 
+        logAllowedRoots(config);
         HostTools tools = HostTools.check(config);
         tools.problems().forEach(problem -> LOG.log(WARNING, problem));
         tools.hypervisor().resolved().ifPresent(chv -> LOG.log(INFO, "cloud-hypervisor: " + chv));
@@ -71,8 +77,11 @@ public final class Daemon implements AutoCloseable {
 
         List<AutoCloseable> resources = new ArrayList<>();
         SandboxManager sandboxes;
+        RemoteSnapshots remote;
         try {
             SnapshotStore snapshotStore = SnapshotStore.open(config.stateDir());
+            PrivateDirs.ensure(config.snapshotsDir());
+            PrivateDirs.ensure(config.sandboxesDir());
             SnapshotCatalog snapshots = new SnapshotCatalog(snapshotStore, config.sandboxesDir());
             SystemInfoService systemInfo = new SystemInfoService(
                     SystemInfoSettings.DEFAULT.withReconcileInterval(config.syncReconcileInterval()), registry);
@@ -80,13 +89,29 @@ public final class Daemon implements AutoCloseable {
             VirtiofsdLauncher virtiofsd = tools.virtiofsdLauncher();
             if (virtiofsd != null) resources.add(virtiofsd);
             GuestProbe probe = new VsockGuestProbe();
+            // closed after the sandboxes (their suspends at stop give the slots back), so listed before they are put first
+            SandboxNetworks networks = SandboxNetworks.of(config.network());
+            resources.add(networks);
             sandboxes = new SandboxManager(config, new SandboxStore(config.sandboxesDir()), virtiofsd, snapshots,
-                    new SystemInfoVolumes(systemInfo), probe, tools, registry);
+                    new SystemInfoVolumes(systemInfo), probe, tools, networks, registry);
             snapshots.protect(sandboxes::isLatestOfSuspended);
+            remote = config.snapshotStore()
+                    .map(store -> RemoteSnapshots.start(store, config.stateDir(), snapshotStore, tools.hypervisor().resolved(), registry))
+                    .orElseGet(RemoteSnapshots::notConfigured);
+            resources.add(remote);
+            if (remote.configured()) {
+                snapshots.fetchMissingWith(remote);
+                snapshots.annotateWith(remote.snapshotAnnotations());
+                sandboxes.afterSuspend(remote::pushAfterSuspend);
+            }
             sandboxes.recover();
         } catch (IOException e) {
             closeAll(resources);
             throw new UncheckedIOException("cannot open the state dir " + config.stateDir(), e);
+        } catch (RuntimeException e) {
+            // e.g. a network pool that collides with the host's routes: nothing started may outlive the refusal
+            closeAll(resources);
+            throw e;
         }
         resources.addFirst(sandboxes);
 
@@ -96,7 +121,8 @@ public final class Daemon implements AutoCloseable {
         services.add(new MetricsEndpoint(registry));
         services.add(new OpenApiEndpoint());
         services.add(new SandboxRoutes(sandboxes, bodies));
-        services.add(new SnapshotRoutes(sandboxes.snapshotCatalog()));
+        services.add(new SnapshotRoutes(sandboxes.snapshotCatalog(), remote));
+        services.add(new StoreRoutes(remote));
 
         ApiServer server = new ApiServer(config.listenHost(), config.port(), config.maxRequestBytes(), token, services);
         Daemon daemon = new Daemon(config, server, sandboxes, resources, services);
@@ -140,6 +166,16 @@ public final class Daemon implements AutoCloseable {
         }
     }
 
+    private static void logAllowedRoots(DaemonConfig config) {
+        LOG.log(INFO, "image roots " + config.imageRoots() + ", host-directory roots " + config.hostDirectoryRoots());
+        if (config.imageRoots().isEmpty()) LOG.log(WARNING, "--image-roots is empty: every create will be refused");
+        for (Path root : config.imageRoots()) {
+            if (root.startsWith(config.stateDir()) || root.startsWith(config.runDir())) {
+                LOG.log(WARNING, "image root " + root + " lies in the daemon's state or run dir: nothing in it can be used");
+            }
+        }
+    }
+
     private void writePortFile() {
         Path file = config.portFile();
         if (file == null) return;
@@ -150,14 +186,6 @@ public final class Daemon implements AutoCloseable {
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write port file " + file, e);
-        }
-    }
-
-    private static void createPrivateDir(Path dir) {
-        try {
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create directory " + dir, e);
         }
     }
 }

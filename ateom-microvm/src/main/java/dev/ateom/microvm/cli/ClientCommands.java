@@ -12,8 +12,11 @@ public final class ClientCommands {
         ateom.addSubcommand(new SandboxCommands.Get());
         ateom.addSubcommand(new SandboxCommands.Suspend());
         ateom.addSubcommand(new SandboxCommands.Resume());
+        ateom.addSubcommand(new CheckpointCommand());
+        ateom.addSubcommand(new ForkCommand());
         ateom.addSubcommand(new SandboxCommands.Clone());
         ateom.addSubcommand(new SandboxCommands.Delete());
+        ateom.addSubcommand(new SandboxCommands.Egress());
         ateom.addSubcommand(new SnapshotCommands.List());
         ateom.addSubcommand(new SnapshotCommands.Inspect());
         ateom.addSubcommand(new SnapshotCommands.Delete());

@@ -3,16 +3,29 @@ package dev.ateom.microvm.config;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.ateom.network.NetworkConfig;
+import dev.ateom.network.NetworkConfigException;
+import dev.ateom.store.LeaseMode;
+import dev.ateom.store.StoreConfigException;
+import dev.ateom.store.StoreLocation;
+import dev.ateom.store.StoreSettings;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /** Resolves {@link DaemonConfig} from flags, then environment, then a YAML file, then defaults. */
 public final class DaemonConfigLoader {
@@ -46,6 +59,8 @@ public final class DaemonConfigLoader {
                 values.get(ConfigOption.PORT_FILE).value().isEmpty() ? null : absolutePath(values.get(ConfigOption.PORT_FILE)),
                 stateDir,
                 runDir,
+                absolutePaths(values.get(ConfigOption.IMAGE_ROOTS)),
+                absolutePaths(values.get(ConfigOption.HOST_DIRECTORY_ROOTS)),
                 tokenFile.value().isEmpty() ? stateDir.resolve("api-token") : absolutePath(tokenFile),
                 Path.of(nonEmpty(values.get(ConfigOption.CLOUD_HYPERVISOR))),
                 Path.of(nonEmpty(values.get(ConfigOption.VIRTIOFSD))),
@@ -54,7 +69,95 @@ public final class DaemonConfigLoader {
                 intInRange(values.get(ConfigOption.MAX_REQUEST_BYTES), 1024, 64 << 20),
                 bool(values.get(ConfigOption.CHILDREN_DIE_WITH_DAEMON)),
                 logLevel(values.get(ConfigOption.LOG_LEVEL)),
+                intInRange(values.get(ConfigOption.MAX_PARALLEL_RESTORES), 1, 256),
+                network(values),
+                remoteStore(values),
                 intInRange(values.get(ConfigOption.VMM_POOL), 0, 64));
+    }
+
+    /** The network options when {@code network} is on, each checked and named on failure; null when it is off. */
+    private static NetworkConfig network(Map<ConfigOption, Resolved> values) {
+        if (!bool(values.get(ConfigOption.NETWORK))) return null;
+        Resolved routed = values.get(ConfigOption.NETWORK_ROUTED_INTERFACES);
+        Resolved hostNamespace = values.get(ConfigOption.NETWORK_HOST_NAMESPACE);
+        try {
+            NetworkConfig config = NetworkConfig.defaults()
+                    .withPrefix(nonEmpty(values.get(ConfigOption.NETWORK_PREFIX)))
+                    .withPool(NetworkConfig.parsePool(nonEmpty(values.get(ConfigOption.NETWORK_POOL))))
+                    .withReadySlots(intInRange(values.get(ConfigOption.NETWORK_POOL_READY), 0, 64))
+                    .withMaxPublishedPorts(intInRange(values.get(ConfigOption.NETWORK_MAX_PORTS), 0, 1024))
+                    .withReuseDelay(Duration.ofSeconds(intInRange(values.get(ConfigOption.NETWORK_REUSE_DELAY), 0, 3600)))
+                    .withRoutedInterfaces(Arrays.stream(routed.value().split(",")).map(String::strip).filter(s -> !s.isEmpty())
+                            .collect(Collectors.toSet()));
+            return hostNamespace.value().isBlank() ? config : config.withHostNamespace(hostNamespace.value().strip());
+        } catch (NetworkConfigException e) {
+            ConfigOption option = byKey(e.option());
+            throw new ConfigException((option == null ? e.option() : values.get(option).describe()) + ": " + e.reason());
+        }
+    }
+
+    /** Empty unless {@code snapshot-store} is set; a malformed store option stops the start like any other bad value. */
+    private static Optional<RemoteStoreConfig> remoteStore(Map<ConfigOption, Resolved> values) {
+        Resolved location = values.get(ConfigOption.SNAPSHOT_STORE);
+        boolean pushOnSuspend = bool(values.get(ConfigOption.PUSH_ON_SUSPEND));
+        if (location.value().isBlank()) {
+            if (pushOnSuspend) {
+                throw new ConfigException(values.get(ConfigOption.PUSH_ON_SUSPEND).describe() + " needs snapshot-store to be set");
+            }
+            return Optional.empty();
+        }
+        StoreSettings settings;
+        try {
+            settings = StoreSettings.of(StoreLocation.parse(location.value().strip()));
+        } catch (StoreConfigException e) {
+            throw new ConfigException(location.describe() + ": " + e.getMessage(), e);
+        }
+        settings = withOptional(settings, values.get(ConfigOption.SNAPSHOT_STORE_ENDPOINT), StoreSettings::withEndpoint);
+        settings = withOptional(settings, values.get(ConfigOption.SNAPSHOT_STORE_REGION), StoreSettings::withRegion);
+        settings = settings.withPathStyle(bool(values.get(ConfigOption.SNAPSHOT_STORE_PATH_STYLE)))
+                .withLeases(leaseMode(values.get(ConfigOption.SNAPSHOT_STORE_LEASES)));
+        long cacheBytes = (long) intInRange(values.get(ConfigOption.SNAPSHOT_STORE_CACHE_MIB), 16, 16 << 20) << 20;
+        Resolved hostId = values.get(ConfigOption.HOST_ID);
+        return Optional.of(new RemoteStoreConfig(settings, cacheBytes, pushOnSuspend,
+                hostId.value().isBlank() ? defaultHostId() : hostIdOf(hostId)));
+    }
+
+    /** A store setter that parses its value and may refuse it. */
+    private interface StoreSetting {
+        StoreSettings apply(StoreSettings settings, String value) throws StoreConfigException;
+    }
+
+    private static StoreSettings withOptional(StoreSettings settings, Resolved r, StoreSetting setter) {
+        if (r.value().isBlank()) return settings;
+        try {
+            return setter.apply(settings, r.value().strip());
+        } catch (StoreConfigException e) {
+            throw new ConfigException(r.describe() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static LeaseMode leaseMode(Resolved r) {
+        return switch (nonEmpty(r).toLowerCase(Locale.ROOT)) {
+            case "on", "true" -> LeaseMode.ENFORCED;
+            case "off", "false" -> LeaseMode.OFF;
+            default -> throw new ConfigException(r.describe() + " must be on or off, got '" + r.value() + "'");
+        };
+    }
+
+    private static String hostIdOf(Resolved r) {
+        String id = nonEmpty(r);
+        if (!id.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,252}")) {
+            throw new ConfigException(r.describe() + " must be letters, digits, '.', '_' or '-' (a host name), got '" + r.value() + "'");
+        }
+        return id;
+    }
+
+    private static String defaultHostId() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "localhost";
+        }
     }
 
     /** A value and where it came from, so errors can say which source to fix. */
@@ -94,12 +197,23 @@ public final class DaemonConfigLoader {
             if (option == null || option == ConfigOption.CONFIG) {
                 throw new ConfigException("config file " + path + ": unknown option '" + field.getKey() + "'");
             }
-            if (!field.getValue().isValueNode()) {
-                throw new ConfigException("config file " + path + ": option '" + field.getKey() + "' must be a single value");
-            }
-            result.put(option, field.getValue().asText());
+            result.put(option, yamlValue(path, field.getKey(), field.getValue()));
         }
         return result;
+    }
+
+    /** A scalar as its text; a sequence of scalars (a list of roots) as its items joined by commas, like the flag. */
+    private static String yamlValue(Path path, String key, JsonNode value) {
+        if (value.isValueNode()) return value.asText();
+        if (value.isArray()) {
+            List<String> items = new ArrayList<>();
+            for (JsonNode item : value) {
+                if (!item.isValueNode()) break;
+                items.add(item.asText());
+            }
+            if (items.size() == value.size()) return String.join(",", items);
+        }
+        throw new ConfigException("config file " + path + ": option '" + key + "' must be a single value or a list of values");
     }
 
     public static ConfigOption byKey(String key) {
@@ -118,6 +232,16 @@ public final class DaemonConfigLoader {
         Path p = Path.of(nonEmpty(r));
         if (!p.isAbsolute()) throw new ConfigException(r.describe() + " must be an absolute path, got '" + r.value() + "'");
         return p.normalize();
+    }
+
+    /** A comma-separated list of absolute paths; empty (or only commas and blanks) is the empty list. */
+    private static List<Path> absolutePaths(Resolved r) {
+        List<Path> paths = new ArrayList<>();
+        for (String part : r.value().split(",")) {
+            if (part.isBlank()) continue;
+            paths.add(absolutePath(new Resolved(r.option(), part, r.source())));
+        }
+        return paths;
     }
 
     private static int intInRange(Resolved r, int min, int max) {

@@ -11,7 +11,7 @@ import java.util.Locale;
  * ({@code suspend.archive}) and problem types ({@code suspend-failed}).
  */
 public enum Operation {
-    CREATE, CLONE, SUSPEND, RESUME, DELETE;
+    CREATE, CLONE, SUSPEND, RESUME, DELETE, CHECKPOINT, FORK;
 
     @JsonValue
     public String wireName() { return name().toLowerCase(Locale.ROOT); }
@@ -28,7 +28,9 @@ public enum Operation {
     public boolean allowedIn(SandboxState state) {
         return switch (this) {
             case CREATE, CLONE -> false;
-            case SUSPEND -> state == SandboxState.RUNNING;
+            case SUSPEND, CHECKPOINT -> state == SandboxState.RUNNING;
+            // a running source is checkpointed, a suspended one gives its latest snapshot
+            case FORK -> state == SandboxState.RUNNING || state == SandboxState.SUSPENDED;
             case RESUME -> state == SandboxState.SUSPENDED;
             // a delete that failed half way is finished by the next one (the lock refuses one running concurrently)
             case DELETE -> true;

@@ -1,12 +1,15 @@
 package dev.ateom.microvm.sandbox;
 
 import dev.ateom.microvm.HostTools;
+import dev.ateom.microvm.PrivateDirs;
 import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.logging.LogContext;
+import dev.ateom.microvm.sandbox.operation.CheckpointOperation;
 import dev.ateom.microvm.sandbox.operation.CloneOperation;
 import dev.ateom.microvm.sandbox.operation.CreateOperation;
 import dev.ateom.microvm.sandbox.operation.DaemonStop;
 import dev.ateom.microvm.sandbox.operation.DeleteOperation;
+import dev.ateom.microvm.sandbox.operation.EgressChange;
 import dev.ateom.microvm.sandbox.operation.OperationContext;
 import dev.ateom.microvm.sandbox.operation.Recovery;
 import dev.ateom.microvm.sandbox.operation.ResumeOperation;
@@ -21,17 +24,25 @@ import dev.ateom.microvm.vm.VmmPool;
 import dev.ateom.virtiofsd.VirtiofsdLauncher;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.TreeMap;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
+import static java.lang.System.Logger.Level.INFO;
 import static java.lang.System.Logger.Level.WARNING;
 
 /**
@@ -44,17 +55,24 @@ public final class SandboxManager implements AutoCloseable {
 
     private final OperationContext context;
     private final HostTools tools;
+    private final HostPathPolicy paths;
     private final Map<String, SandboxEntry> sandboxes = new ConcurrentHashMap<>();
+    private Consumer<String> afterSuspend = snapshotId -> { };
+    /** Bounds the restores a fork runs at once (each restore reads a whole memory image and starts four processes). */
+    private final Semaphore restoreSlots;
     private final VmmPool pool;
 
     public SandboxManager(DaemonConfig config, SandboxStore store, VirtiofsdLauncher virtiofsd, SnapshotCatalog snapshots,
-                          SystemInfoVolumes systemInfo, GuestProbe probe, HostTools tools, PrometheusRegistry registry) {
-        OperationMetrics metrics = new OperationMetrics(registry, this::countByState);
+                          SystemInfoVolumes systemInfo, GuestProbe probe, HostTools tools, SandboxNetworks networks,
+                          PrometheusRegistry registry) {
+        OperationMetrics metrics = new OperationMetrics(registry, this::countByState, () -> orphanDirs().size());
         this.pool = VmmPool.start(config.runDir(), tools.ready() ? tools.hypervisor().resolved() : Optional.empty(),
                 config.childrenDieWithDaemon() ? config.vmmPool() : 0, registry);
         this.context = new OperationContext(config, store, new VmStarter(config, virtiofsd, snapshots, tools, pool), virtiofsd, snapshots,
-                systemInfo, probe, metrics, new Transitions(store, metrics));
+                systemInfo, probe, metrics, new Transitions(store, metrics), networks);
         this.tools = tools;
+        this.paths = HostPathPolicy.of(config);
+        this.restoreSlots = new Semaphore(config.maxParallelRestores(), true);
     }
 
     // ------------------------------------------------------------------ queries
@@ -74,6 +92,9 @@ public final class SandboxManager implements AutoCloseable {
                         && (r.state() == SandboxState.SUSPENDED || r.state() == SandboxState.RESUMING));
     }
 
+    /** Directories of the state dir no sandbox owns; they block their id until an operator removes them. */
+    public List<Path> orphanDirs() { return context.store().orphanDirs(sandboxes.keySet()); }
+
     private Map<String, Long> countByState() {
         Map<String, Long> counts = new TreeMap<>();
         for (SandboxState s : SandboxState.values()) counts.put(s.name(), 0L);
@@ -83,27 +104,123 @@ public final class SandboxManager implements AutoCloseable {
 
     // ------------------------------------------------------------------ operations
 
+    /** Called with the snapshot id after every successful suspend (push-on-suspend); must return at once. */
+    public void afterSuspend(Consumer<String> action) { this.afterSuspend = action; }
+
     /** Create, or clone when the request names a snapshot: a new sandbox, RUNNING when this returns. */
-    public OperationResult create(SandboxSpec request) {
-        List<SpecViolation> violations = SandboxSpecValidator.validate(request);
+    public OperationResult create(SandboxSpec request) { return create(request, RestoreOptions.DEFAULT); }
+
+    /** As {@link #create(SandboxSpec)}; a clone's snapshot that is not on this host is pulled from the store first. */
+    public OperationResult create(SandboxSpec request, RestoreOptions options) {
+        List<SpecViolation> violations = new ArrayList<>(SandboxSpecValidator.validate(request, paths));
+        violations.addAll(context.networks().check(request.network(), "network"));
         if (!violations.isEmpty()) throw new InvalidSpecException(violations);
         requireHypervisor();
         String id = request.id() != null ? request.id() : generateId();
+        if (request.isClone()) {
+            if (sandboxes.containsKey(id)) throw new AlreadyExistsException(id, sandboxes.get(id).record().state());
+            context.snapshots().ensureLocal(request.fromSnapshot(), options.allowCpuMismatch());
+        }
         SnapshotCatalog.SnapshotHandle source = request.isClone() ? context.snapshots().open(request.fromSnapshot()) : null;
+        if (source != null) requireSameNic(request, source);
         SandboxSpec spec = request.isClone() ? request.cloneOf(source.sandboxSpec(), id) : request.withId(id);
+        if (request.isClone()) {
+            List<SpecViolation> stored = new ArrayList<>(SandboxSpecValidator.validateStored(spec, paths));
+            stored.addAll(SandboxSpecValidator.storedViolations(context.networks().check(spec.network(), "network")));
+            if (!stored.isEmpty()) throw new InvalidSpecException(stored);
+            context.snapshots().requireConfigAsWritten(source);
+        }
+        if (spec.hasNetwork()) context.networks().requireAvailable(null, null);
         Operation operation = request.isClone() ? Operation.CLONE : Operation.CREATE;
         ActorIdentity identity = new ActorIdentity(spec.identity().name(), spec.identity().namespace(), UUID.randomUUID().toString());
         SandboxEntry entry = new SandboxEntry(SandboxRecord.creating(id, spec, identity, source == null ? null : source.id(), operation));
         SandboxEntry existing = sandboxes.putIfAbsent(id, entry);
         if (existing != null) throw new AlreadyExistsException(id, existing.record().state());
         try (var lock = entry.acquire(operation); var log = LogContext.with("sandbox", id)) {
+            if (Files.exists(context.store().sandboxDir(id), LinkOption.NOFOLLOW_LINKS)) {
+                sandboxes.remove(id, entry);
+                throw AlreadyExistsException.leftoverDirectory(id);
+            }
             return source == null ? new CreateOperation(context).run(entry) : new CloneOperation(context, source).run(entry);
+        } finally {
+            // only a sandbox whose record is on disk exists: a create that could not even persist FAILED leaves nothing
+            if (!context.store().hasRecord(id)) sandboxes.remove(id, entry);
         }
     }
 
-    public OperationResult suspend(String id) { return runOn(id, Operation.SUSPEND, new SuspendOperation(context)::run); }
+    /** A clone has the NIC its snapshot's VM had: a network can be neither added nor taken away. */
+    private static void requireSameNic(SandboxSpec request, SnapshotCatalog.SnapshotHandle source) {
+        if (request.network() == null) return;
+        boolean sourceHasNic = source.sandboxSpec().hasNetwork();
+        if (request.network().isOn() != sourceHasNic) {
+            throw new InvalidSpecException(List.of(new SpecViolation("network", sourceHasNic
+                    ? "snapshot " + source.id() + " was taken with a network: its clones have one too (give a policy, or leave network out)"
+                    : "snapshot " + source.id() + " was taken without a network: its clones cannot have one")));
+        }
+    }
 
-    public OperationResult resume(String id) { return runOn(id, Operation.RESUME, new ResumeOperation(context)::run); }
+    /** Replaces a networked sandbox's egress policy: in force at once when RUNNING, from the next resume when SUSPENDED. */
+    public SandboxRecord replaceEgress(String id, EgressSpec egress) {
+        List<SpecViolation> violations = SandboxNetworks.checkEgress(egress, "egress");
+        if (!violations.isEmpty()) throw new InvalidSpecException(violations);
+        SandboxEntry entry = entry(id);
+        try (var lock = entry.acquire(EgressChange.WHAT); var log = LogContext.with("sandbox", id)) {
+            if (!entry.record().spec().hasNetwork()) {
+                throw new InvalidSpecException(List.of(new SpecViolation("network", "sandbox " + id + " was created without a network")));
+            }
+            return new EgressChange(context).run(entry, egress);
+        }
+    }
+
+    public OperationResult suspend(String id) {
+        OperationResult result = runOn(id, Operation.SUSPEND, new SuspendOperation(context)::run);
+        afterSuspend.accept(result.snapshotId());
+        return result;
+    }
+
+    public OperationResult resume(String id) { return resume(id, RestoreOptions.DEFAULT); }
+
+    /** Resume; a latest snapshot that is not on this host (deleted here after a push) is pulled from the store first. */
+    public OperationResult resume(String id, RestoreOptions options) {
+        return runOn(id, Operation.RESUME, new ResumeOperation(context, options)::run);
+    }
+    /** A snapshot of a running sandbox that keeps running; the guest is paused only for the snapshot and the archive. */
+    public OperationResult checkpoint(String id) { return runOn(id, Operation.CHECKPOINT, new CheckpointOperation(context)::run); }
+
+    /**
+     * N clones of one sandbox: one checkpoint when it runs (its latest snapshot when it is suspended), then the clones
+     * restored in parallel, at most {@code max-parallel-restores} at a time. Each clone succeeds or fails on its own;
+     * the answer lists every one. Refused (nothing made) when the request is invalid or the source cannot be forked.
+     */
+    public ForkResult fork(String id, ForkRequest request) {
+        List<SpecViolation> violations = request.violations();
+        if (!violations.isEmpty()) throw new InvalidSpecException(violations);
+        SandboxRecord source = get(id);
+        requireHypervisor();
+        long start = System.nanoTime();
+        OperationResult checkpoint = null;
+        String snapshotId;
+        if (source.state() == SandboxState.RUNNING) {
+            checkpoint = checkpoint(id);
+            snapshotId = checkpoint.snapshotId();
+        } else if (source.state() == SandboxState.SUSPENDED && source.latestSnapshotId() != null) {
+            snapshotId = source.latestSnapshotId();
+        } else {
+            throw new InvalidStateException(id, source.state(), Operation.FORK);
+        }
+        long cloning = System.nanoTime();
+        List<ForkedClone> clones = new ParallelClones(restoreSlots).run(
+                request.clones(id, source.identity().namespace()), snapshotId, SandboxManager::generateId, this::create);
+        Map<String, Long> timings = new LinkedHashMap<>();
+        timings.put("checkpoint", (cloning - start) / 1_000_000);
+        timings.put("clones", (System.nanoTime() - cloning) / 1_000_000);
+        timings.put("total", (System.nanoTime() - start) / 1_000_000);
+        int failed = (int) clones.stream().filter(c -> c.error() != null).count();
+        LOG.log(INFO, "fork of sandbox " + id + " from snapshot " + snapshotId + ": " + (clones.size() - failed) + " clone(s) running, "
+                + failed + " failed, in " + timings.get("total") + " ms");
+        return new ForkResult(id, snapshotId, clones.size() - failed, failed, clones, timings,
+                checkpoint == null ? null : checkpoint.timingsMs());
+    }
 
     /** Deletes in any state; {@code withSnapshots} also removes the sandbox's snapshots. */
     public void delete(String id, boolean withSnapshots) {
@@ -149,7 +266,10 @@ public final class SandboxManager implements AutoCloseable {
      */
     public void recover() {
         Recovery recovery = new Recovery(context);
-        for (SandboxRecord record : context.store().loadAll()) {
+        List<SandboxRecord> records = context.store().loadAll();
+        // the slots of sandboxes that may still run are left alone; every other slot of the daemon's is removed
+        context.networks().open(SandboxNetworks.ownedBy(records));
+        for (SandboxRecord record : records) {
             try (var log = LogContext.with("sandbox", record.id())) {
                 SandboxEntry entry = new SandboxEntry(record);
                 sandboxes.put(record.id(), entry);
@@ -157,6 +277,12 @@ public final class SandboxManager implements AutoCloseable {
             } catch (RuntimeException e) {
                 LOG.log(WARNING, "recovery of sandbox " + record.id() + " failed: " + e.getMessage(), e);
             }
+        }
+        context.networks().reclaimUnadopted();
+        for (String id : sandboxes.keySet()) PrivateDirs.ensure(context.store().sandboxDir(id));
+        for (Path orphan : orphanDirs()) {
+            LOG.log(WARNING, "orphan sandbox directory " + orphan + ": no sandbox record owns it (unreadable or missing "
+                    + "sandbox.json); it is left for an operator to inspect and remove, and its id cannot be used until then");
         }
     }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.snapshot.ArchiveCompression;
 import dev.ateom.snapshot.ArchiveProgress;
+import dev.ateom.snapshot.ChvConfigPolicy;
 import dev.ateom.snapshot.DiskUsage;
 import dev.ateom.snapshot.DurableArchive;
 import dev.ateom.snapshot.ExtractOptions;
@@ -16,6 +17,7 @@ import dev.ateom.snapshot.SnapshotLayout;
 import dev.ateom.snapshot.SnapshotMetadata;
 import dev.ateom.snapshot.SnapshotStaging;
 import dev.ateom.snapshot.SnapshotStore;
+import dev.ateom.snapshot.StoredSnapshot;
 import dev.ateom.virtiofsd.ShareKind;
 
 import java.io.IOException;
@@ -47,6 +49,8 @@ public final class SnapshotCatalog {
     private final SnapshotStore store;
     private final Path sandboxesDir;
     private Predicate<String> protectedSnapshot = id -> false;
+    private SnapshotFetcher fetcher = SnapshotFetcher.NONE;
+    private Map<String, String> hostAnnotations = Map.of();
 
     public SnapshotCatalog(SnapshotStore store, Path sandboxesDir) {
         this.store = store;
@@ -56,12 +60,21 @@ public final class SnapshotCatalog {
     /** Snapshots that must not be deleted without {@code force}: the latest of a suspended sandbox. */
     public void protect(Predicate<String> isProtected) { this.protectedSnapshot = isProtected; }
 
+    /** Where snapshots that are not on this host come from (the snapshot store); by default nowhere. */
+    public void fetchMissingWith(SnapshotFetcher fetcher) { this.fetcher = fetcher; }
+
+    /** Annotations every snapshot taken from now on records about this host (the CPU, for restore hosts to compare). */
+    public void annotateWith(Map<String, String> annotations) { this.hostAnnotations = Map.copyOf(annotations); }
+
     /** A committed snapshot opened for restore, with the spec of the sandbox it was taken from. */
     public record SnapshotHandle(String id, Snapshot snapshot, SandboxSpec sandboxSpec) {}
 
-    /** Summary row for listings. */
+    /**
+     * Summary row for listings. An unusable snapshot (corrupt or tampered dir) has {@code usable}
+     * false, its {@code problem}, and nulls/zeros for what could not be read; it can still be deleted.
+     */
     public record SnapshotSummary(String id, String sourceSandboxId, String sourceName, Instant createdAt, long sizeBytes,
-                                  long allocatedBytes) {}
+                                  long allocatedBytes, boolean usable, String problem) {}
 
     // ------------------------------------------------------------------ making snapshots
 
@@ -97,7 +110,9 @@ public final class SnapshotCatalog {
                     record.identity().uid());
             try {
                 String spec = ApiJson.mapper().writeValueAsString(record.spec());
-                return staging.commit(new SnapshotMetadata(source, chvVersion, shares, Map.of(SPEC_ANNOTATION, spec))).id();
+                Map<String, String> annotations = new LinkedHashMap<>(hostAnnotations);
+                annotations.put(SPEC_ANNOTATION, spec);
+                return staging.commit(new SnapshotMetadata(source, chvVersion, shares, annotations)).id();
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot commit snapshot " + staging.snapshotId() + " of " + record.id(), e);
             }
@@ -114,17 +129,39 @@ public final class SnapshotCatalog {
 
     // ------------------------------------------------------------------ using snapshots
 
+    /** Whether the snapshot is on this host (usable or not: an unusable one is reported by {@link #open}, never pulled over). */
+    public boolean isLocal(String id) {
+        return SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches() && store.read(id).isPresent();
+    }
+
+    /** Makes sure the snapshot is on this host, pulling it from the store if it is not (see {@link SnapshotFetcher}). */
+    public void ensureLocal(String id, boolean allowCpuMismatch) {
+        if (!SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches()) throw NotFoundException.snapshot(id);
+        if (!isLocal(id)) fetcher.fetch(id, allowCpuMismatch);
+    }
+
+    /** {@link #open} plus the config.json check, for a resume (whose spec was validated when the sandbox was made). */
+    public SnapshotHandle openForRestore(String id) {
+        SnapshotHandle handle = open(id);
+        requireConfigAsWritten(handle);
+        return handle;
+    }
+
     public SnapshotHandle open(String id) {
-        Snapshot snapshot = get(id);
+        StoredSnapshot stored = read(id);
+        Snapshot snapshot = stored.snapshot()
+                .orElseThrow(() -> new SnapshotUnusableException(id, "is unusable: " + stored.problem().orElse("unreadable")));
         String spec = snapshot.manifest().annotations().get(SPEC_ANNOTATION);
         if (spec == null) {
             throw new SnapshotUnusableException(id, "has no sandbox spec (annotation " + SPEC_ANNOTATION + "); it was not made by ateom");
         }
+        SnapshotHandle handle;
         try {
-            return new SnapshotHandle(id, snapshot, ApiJson.mapper().readValue(spec, SandboxSpec.class));
+            handle = new SnapshotHandle(id, snapshot, ApiJson.mapper().readValue(spec, SandboxSpec.class));
         } catch (JsonProcessingException e) {
             throw new SnapshotUnusableException(id, "holds an unreadable sandbox spec: " + e.getOriginalMessage());
         }
+        return handle;
     }
 
     /** A per-restore source dir: rewritten config.json, state and memory hard-linked from the snapshot. */
@@ -138,10 +175,30 @@ public final class SnapshotCatalog {
         }
     }
 
+    /**
+     * config.json can be edited on disk and CHV opens every host path in it: it must be what ateom writes for the
+     * stored spec (payload, sizing, shares; no disks, pmem, devices or other paths). Called before anything is
+     * started for a restore, so a refusal leaves nothing behind.
+     */
+    public void requireConfigAsWritten(SnapshotHandle handle) {
+        SandboxSpec spec = handle.sandboxSpec();
+        List<String> problems;
+        try {
+            problems = ChvConfigPolicy.check(handle.snapshot().layout().chvConfig(), new ChvConfigPolicy.Expected(
+                    spec.kernel(), Optional.ofNullable(spec.initramfs()), spec.vcpus() == null ? 0 : spec.vcpus(),
+                    spec.memoryMib() == null ? 0 : (long) spec.memoryMib() << 20, spec.hasNetwork()));
+        } catch (IOException e) {
+            throw new SnapshotUnusableException(handle.id(), "has an unreadable config.json: " + e.getMessage());
+        }
+        if (!problems.isEmpty()) {
+            throw new SnapshotUnusableException(handle.id(), "has a config.json ateom did not write: " + String.join("; ", problems));
+        }
+    }
+
     /** Lays the snapshot's durable archive at {@code target} (which must not exist), complete or not at all. */
     public void extractDurable(SnapshotHandle handle, Path target) {
         try {
-            DurableArchive.extract(handle.snapshot().layout().durableArchive(), target);
+            DurableArchive.extract(handle.snapshot().layout().durableArchive(), target, extractOptions(handle));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot extract the durable archive of snapshot " + handle.id() + " into " + target, e);
         }
@@ -150,11 +207,15 @@ public final class SnapshotCatalog {
     /** Replaces an existing durable dir with the snapshot's archive, atomically (the old tree is swapped out, then removed). */
     public void replaceDurable(SnapshotHandle handle, Path durableDir) {
         try {
-            DurableArchive.extract(handle.snapshot().layout().durableArchive(), durableDir,
-                    new ExtractOptions(true, true, ArchiveProgress.NONE));
+            DurableArchive.extract(handle.snapshot().layout().durableArchive(), durableDir, extractOptions(handle).replacingExisting());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot lay the durable archive of snapshot " + handle.id() + " over " + durableDir, e);
         }
+    }
+
+    /** An archive holding more entries than its manifest lists is refused, so extraction memory and time stay bounded. */
+    private static ExtractOptions extractOptions(SnapshotHandle handle) {
+        return ExtractOptions.DEFAULT.withMaxEntries(handle.snapshot().manifest().durableArchive().entries());
     }
 
     /** Removes the hidden trees a durable extraction interrupted by a crash left in {@code sandboxDir}. */
@@ -172,8 +233,9 @@ public final class SnapshotCatalog {
     public List<SnapshotSummary> list() {
         List<SnapshotSummary> out = new ArrayList<>();
         try {
-            for (String id : store.list()) {
-                store.get(id).ifPresent(s -> out.add(summary(s)));
+            for (StoredSnapshot stored : store.readAll()) {
+                out.add(stored.snapshot().map(SnapshotCatalog::summary)
+                        .orElseGet(() -> new SnapshotSummary(stored.id(), null, null, null, 0, 0, false, stored.problem().orElse(null))));
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list snapshots", e);
@@ -182,8 +244,15 @@ public final class SnapshotCatalog {
     }
 
     public Map<String, Object> inspect(String id, boolean verify) {
-        Snapshot snapshot = get(id);
+        StoredSnapshot stored = read(id);
         Map<String, Object> report = new LinkedHashMap<>();
+        if (!stored.isUsable()) {
+            report.put("id", id);
+            report.put("usable", false);
+            report.put("problems", List.of(stored.problem().orElse("unreadable")));
+            return report;
+        }
+        Snapshot snapshot = stored.snapshot().orElseThrow();
         try {
             SnapshotInspector.Summary summary = SnapshotInspector.summarize(snapshot);
             report.put("id", id);
@@ -199,7 +268,7 @@ public final class SnapshotCatalog {
     }
 
     public void delete(String id, boolean force) {
-        get(id);
+        read(id); // 404 when absent; a corrupt snapshot can still be deleted
         if (!force && protectedSnapshot.test(id)) {
             throw new SnapshotInUseException(id);
         }
@@ -220,7 +289,12 @@ public final class SnapshotCatalog {
         try {
             for (String id : store.list()) {
                 if (known.contains(id)) continue;
-                store.get(id).filter(s -> s.manifest().source().sandboxId().equals(sandboxId)).ifPresent(found::add);
+                Optional<StoredSnapshot> stored = store.read(id);
+                if (stored.isPresent() && !stored.get().isUsable()) {
+                    LOG.log(System.Logger.Level.WARNING, "snapshot " + id + " is unusable and skipped: " + stored.get().problem().orElse(""));
+                    continue;
+                }
+                stored.flatMap(StoredSnapshot::snapshot).filter(s -> s.manifest().source().sandboxId().equals(sandboxId)).ifPresent(found::add);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list snapshots", e);
@@ -229,13 +303,9 @@ public final class SnapshotCatalog {
         return found.stream().map(Snapshot::id).toList();
     }
 
-    private Snapshot get(String id) {
+    private StoredSnapshot read(String id) {
         if (!SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches()) throw NotFoundException.snapshot(id);
-        try {
-            return store.get(id).orElseThrow(() -> NotFoundException.snapshot(id));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read snapshot " + id, e);
-        }
+        return store.read(id).orElseThrow(() -> NotFoundException.snapshot(id));
     }
 
     private static SnapshotSummary summary(Snapshot s) {
@@ -249,7 +319,7 @@ public final class SnapshotCatalog {
             }
         }
         return new SnapshotSummary(s.id(), s.manifest().source().sandboxId(), s.manifest().source().name(),
-                s.manifest().createdAt(), size, allocated);
+                s.manifest().createdAt(), size, allocated, true, null);
     }
 
     /** Long archives show progress: a log line every 256 MiB. */

@@ -38,6 +38,11 @@ public final class StepTimer {
         });
     }
 
+    /** A span that is not one step (a checkpoint's pause window covers several), reported beside the steps. */
+    public void span(String name, long startNanos, long endNanos) {
+        millis.put(name, (endNanos - startNanos) / 1_000_000);
+    }
+
     private <T> T timed(String name, Supplier<T> work) {
         long t0 = System.nanoTime();
         try {

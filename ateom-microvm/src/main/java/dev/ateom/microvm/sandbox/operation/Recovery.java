@@ -4,12 +4,14 @@ import dev.ateom.chv.ChvClient;
 import dev.ateom.chv.ChvTimeouts;
 import dev.ateom.chv.MemoryRestoreMode;
 import dev.ateom.chv.VmState;
+import dev.ateom.microvm.sandbox.Operation;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.SandboxState;
 import dev.ateom.microvm.sandbox.ShareRuntime;
 import dev.ateom.microvm.sandbox.TreeRemoval;
 import dev.ateom.microvm.sandbox.VmRuntime;
 import dev.ateom.microvm.vm.SandboxLayout;
+import dev.ateom.network.Slot;
 import dev.ateom.virtiofsd.ShareKind;
 import dev.ateom.virtiofsd.ShareOptions;
 import dev.ateom.virtiofsd.ShareProcessRecord;
@@ -31,7 +33,9 @@ import static java.lang.System.Logger.Level.WARNING;
  * Settles one persisted sandbox at daemon start (docs/DESIGN.md: "records are reconciled with what is really
  * running"). What a crash in each state means:
  * <ul>
- *   <li>RUNNING: adopted when its CHV still answers vm.info with a running VM, else FAILED and cleaned;</li>
+ *   <li>RUNNING: adopted when its CHV still answers vm.info with a running VM (and its network slot, if any, can be
+ *       taken back), else FAILED and cleaned; a VM a checkpoint left paused is resumed, and a snapshot that
+ *       checkpoint committed is recorded;</li>
  *   <li>CREATING: FAILED and cleaned (nothing to return to);</li>
  *   <li>SUSPENDING: if the snapshot was committed before the crash, SUSPENDED on it; else the VM is lost:
  *       FAILED, with the durable dir kept on the host;</li>
@@ -53,6 +57,7 @@ public final class Recovery {
         if (Files.isDirectory(layout.sandboxDir())) context.snapshots().removeInterruptedExtractions(layout.sandboxDir());
         switch (record.state()) {
             case RUNNING -> {
+                if (record.lastOperation() == Operation.CHECKPOINT) recordCheckpoint(entry, record);
                 if (!tryAdopt(entry, layout)) {
                     cleanup(record, layout);
                     settle(entry, record.failed("the VM was gone when the daemon restarted (its processes died with the previous daemon)"));
@@ -101,6 +106,20 @@ public final class Recovery {
         }
     }
 
+    /**
+     * A checkpoint interrupted after its commit: the snapshot is in the store but not in the record. Recorded now,
+     * so a later interrupted suspend cannot take it for the one it committed.
+     */
+    private void recordCheckpoint(SandboxEntry entry, SandboxRecord record) {
+        List<String> committed = context.snapshots().unrecordedSnapshotsOf(record.id(), new HashSet<>(record.snapshotIds()))
+                .stream().filter(id -> isOfThisSandbox(record, id)).toList();
+        if (committed.isEmpty()) return;
+        SandboxRecord updated = record;
+        for (String id : committed) updated = updated.withSnapshot(id);
+        LOG.log(INFO, "checkpoint of " + record.id() + " had committed snapshot " + committed.getLast() + " before the daemon stopped");
+        settle(entry, updated);
+    }
+
     /** An earlier sandbox with the same id (deleted, its snapshots kept) had another uid: its snapshots are not this one's. */
     private boolean isOfThisSandbox(SandboxRecord record, String snapshotId) {
         try {
@@ -115,11 +134,21 @@ public final class Recovery {
         SandboxRecord record = entry.record();
         VmRuntime runtime = record.runtime();
         if (runtime == null || !ProcessLeftovers.isChvAlive(runtime) || !answersRunning(record, runtime)) return false;
+        Slot slot = null;
+        if (runtime.network() != null) {
+            try {
+                slot = context.networks().adopt(record);
+            } catch (RuntimeException e) {
+                LOG.log(WARNING, "sandbox " + record.id() + " network slot " + runtime.network().slot() + " cannot be adopted: " + e.getMessage());
+                return false;
+            }
+        }
         ShareSet shares;
         try {
             shares = ShareSet.adopt(context.virtiofsd(), shareRecords(record, layout.epoch(runtime.epoch())));
         } catch (RuntimeException e) {
             LOG.log(WARNING, "sandbox " + record.id() + " virtiofsd cannot be adopted: " + e.getMessage());
+            context.networks().release(slot);
             return false;
         }
         AutoCloseable sync = context.systemInfo().startSync(layout, record.spec().systemInfoOrEmpty(), record.identity());
@@ -127,7 +156,7 @@ public final class Recovery {
         Optional<Path> onDemandSource = record.spec().restoreModeOrDefault() == MemoryRestoreMode.OnDemand
                 ? Optional.of(layout.restoreDir(runtime.epoch()).resolve("memory-ranges")).filter(Files::exists)
                 : Optional.empty();
-        entry.live(new LiveVm(runtime.epoch(), null, shares, sync, onDemandSource));
+        entry.live(new LiveVm(runtime.epoch(), null, shares, sync, onDemandSource, slot));
         LOG.log(INFO, "adopted running sandbox " + record.id() + " (cloud-hypervisor pid " + runtime.chvPid() + ")");
         return true;
     }
@@ -136,6 +165,11 @@ public final class Recovery {
         try (ChvClient client = new ChvClient(Path.of(runtime.apiSocket()), ChvTimeouts.all(Duration.ofSeconds(5)))) {
             VmState state = client.info().state();
             if (state == VmState.Running) return true;
+            if (state == VmState.Paused && record.lastOperation() == Operation.CHECKPOINT) {
+                client.resume();
+                LOG.log(INFO, "sandbox " + record.id() + " was paused by a checkpoint the daemon did not finish; resumed");
+                return true;
+            }
             LOG.log(WARNING, "sandbox " + record.id() + " CHV answers but its VM is " + state + "; not adopting");
         } catch (RuntimeException e) {
             LOG.log(WARNING, "sandbox " + record.id() + " CHV does not answer: " + e.getMessage());

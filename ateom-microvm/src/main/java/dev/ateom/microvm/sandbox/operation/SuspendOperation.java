@@ -1,19 +1,15 @@
 package dev.ateom.microvm.sandbox.operation;
 
 import dev.ateom.chv.ChvClient;
-import dev.ateom.chv.VmState;
 import dev.ateom.microvm.sandbox.Operation;
 import dev.ateom.microvm.sandbox.OperationResult;
 import dev.ateom.microvm.sandbox.Rollback;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.SandboxState;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
-import dev.ateom.microvm.sandbox.VmRuntime;
 import dev.ateom.microvm.timing.StepTimer;
 import dev.ateom.microvm.vm.OnDemandSnapshotCompletion;
 import dev.ateom.microvm.vm.SandboxLayout;
-
-import java.nio.file.Path;
 
 /**
  * Suspend: sync stopped, VM paused, CHV snapshot into a staging dir, durable archive, atomic commit, then the
@@ -47,7 +43,7 @@ public final class SuspendOperation {
             timer.run("stopSync", () -> Teardown.closeQuietly(live.sync(), "system-info sync of " + record.id()));
             rollback.add("restart system-info sync", () -> entry.live(entry.live().withSync(
                     context.systemInfo().startSync(layout, record.spec().systemInfoOrEmpty(), record.identity()))));
-            ChvClient chv = chvClient(live, record.runtime());
+            ChvClient chv = RunningVm.client(entry);
             timer.run("pause", chv::pause);
             rollback.add("resume the VM", chv::resume);
             SnapshotCatalog.Staging staging = timer.step("stage", () -> context.snapshots().begin(record.id()));
@@ -64,27 +60,12 @@ public final class SuspendOperation {
         } catch (RuntimeException e) {
             // Not committed: undo back to a running VM (the snapshot, if any, is gone); FAILED only if that fails too.
             rollback.run(e);
-            if (isRunning(entry)) {
+            if (RunningVm.isRunning(entry)) {
                 throw context.transitions().returnedTo(entry, SandboxState.RUNNING, Operation.SUSPEND, timer, e,
                         "the sandbox is still running");
             }
             context.teardown().run(entry);
             throw context.transitions().failed(entry, Operation.SUSPEND, timer, e);
         }
-    }
-
-    private static boolean isRunning(SandboxEntry entry) {
-        try {
-            return chvClient(entry.live(), entry.record().runtime()).info().state() == VmState.Running;
-        } catch (RuntimeException e) {
-            return false;
-        }
-    }
-
-    /** The client of the VM's CHV: the one this daemon started, or one on the socket of an adopted CHV. */
-    private static ChvClient chvClient(LiveVm live, VmRuntime runtime) {
-        if (live != null && live.chv() != null) return live.chv().client();
-        if (runtime == null) throw new IllegalStateException("the sandbox has no VM");
-        return new ChvClient(Path.of(runtime.apiSocket()));
     }
 }
