@@ -5,3 +5,4 @@ export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
 export PATH="$JAVA_HOME/bin:$PATH"
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 mvn -q -DskipTests install
+scripts/build-aot-cache.sh

@@ -52,10 +52,11 @@ final class TestHost implements AutoCloseable {
         }
     }
 
+    /** The sandboxes' run dirs (not the daemon's pool of idle CHV processes, {@code .vmm-pool}). */
     List<String> runDirEntries() throws IOException {
         if (!Files.isDirectory(runDir())) return List.of();
         try (Stream<Path> entries = Files.list(runDir())) {
-            return entries.map(p -> p.getFileName().toString()).sorted().toList();
+            return entries.map(p -> p.getFileName().toString()).filter(name -> !name.equals(".vmm-pool")).sorted().toList();
         }
     }
 

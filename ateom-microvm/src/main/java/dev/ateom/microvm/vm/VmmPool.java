@@ -224,6 +224,7 @@ public final class VmmPool implements AutoCloseable {
     @Override
     public void close() {
         closed = true;
+        if (size == 0) return; // never started
         refiller.interrupt();
         try {
             refiller.join(Duration.ofSeconds(35));
@@ -231,6 +232,6 @@ public final class VmmPool implements AutoCloseable {
             Thread.currentThread().interrupt();
         }
         discardAll();
-        if (size > 0) TreeRemoval.removeRecursively(poolDir);
+        TreeRemoval.removeRecursively(poolDir);
     }
 }
