@@ -2,6 +2,7 @@ package dev.ateom.microvm.sandbox;
 
 import dev.ateom.microvm.HostTools;
 import dev.ateom.microvm.config.DaemonConfig;
+import dev.ateom.microvm.events.EventLog;
 import dev.ateom.microvm.logging.LogContext;
 import dev.ateom.microvm.sandbox.operation.CheckpointOperation;
 import dev.ateom.microvm.sandbox.operation.CloneOperation;
@@ -47,6 +48,7 @@ public final class SandboxManager implements AutoCloseable {
     private final OperationContext context;
     private final HostTools tools;
     private final Map<String, SandboxEntry> sandboxes = new ConcurrentHashMap<>();
+    private final EventLog events = new EventLog(EventLog.DEFAULT_RING_SIZE, EventLog.DEFAULT_QUEUE_SIZE);
     /** Bounds the restores a fork runs at once (each restore reads a whole memory image and starts four processes). */
     private final Semaphore restoreSlots;
 
@@ -54,7 +56,7 @@ public final class SandboxManager implements AutoCloseable {
                           SystemInfoVolumes systemInfo, GuestProbe probe, HostTools tools, PrometheusRegistry registry) {
         OperationMetrics metrics = new OperationMetrics(registry, this::countByState);
         this.context = new OperationContext(config, store, new VmStarter(config, virtiofsd, snapshots, tools), virtiofsd, snapshots,
-                systemInfo, probe, metrics, new Transitions(store, metrics));
+                systemInfo, probe, metrics, new Transitions(store, metrics, events));
         this.tools = tools;
         this.restoreSlots = new Semaphore(config.maxParallelRestores(), true);
     }
@@ -68,6 +70,9 @@ public final class SandboxManager implements AutoCloseable {
     public SandboxRecord get(String id) { return entry(id).record(); }
 
     public SnapshotCatalog snapshotCatalog() { return context.snapshots(); }
+
+    /** Every state change and finished operation, for the events stream. */
+    public EventLog events() { return events; }
 
     /** Whether a snapshot is the one a suspended sandbox would resume from (deleting it would strand the sandbox). */
     public boolean isLatestOfSuspended(String snapshotId) {
