@@ -8,6 +8,7 @@ import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.http.RequestBodies;
 import dev.ateom.microvm.sandbox.GuestProbe;
 import dev.ateom.microvm.sandbox.SandboxManager;
+import dev.ateom.microvm.sandbox.SandboxNetworks;
 import dev.ateom.microvm.sandbox.SandboxStore;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
 import dev.ateom.microvm.sandbox.SystemInfoVolumes;
@@ -19,6 +20,7 @@ import dev.ateom.virtiofsd.VirtiofsdLauncher;
 import dev.ateom.microvm.http.ApiServer;
 import dev.ateom.microvm.http.ApiToken;
 import dev.ateom.microvm.http.HealthEndpoint;
+import dev.ateom.microvm.http.ListenAddressCheck;
 import dev.ateom.microvm.http.MetricsEndpoint;
 import dev.ateom.microvm.http.RouteTable;
 import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
@@ -57,11 +59,13 @@ public final class Daemon implements AutoCloseable {
     }
 
     public static Daemon start(DaemonConfig config) {
-        createPrivateDir(config.stateDir());
-        createPrivateDir(config.runDir());
+        PrivateDirs.ensure(config.stateDir());
+        PrivateDirs.ensure(config.runDir());
+        ListenAddressCheck.warning(config.listenHost()).ifPresent(warning -> LOG.log(WARNING, warning));
         ApiToken token = ApiToken.loadOrCreate(config.tokenFile());
         LOG.log(INFO, (token.created() ? "created API token file " : "API token file ") + token.file());
 
+        logAllowedRoots(config);
         HostTools tools = HostTools.check(config);
         tools.problems().forEach(problem -> LOG.log(WARNING, problem));
         tools.hypervisor().resolved().ifPresent(chv -> LOG.log(INFO, "cloud-hypervisor: " + chv));
@@ -74,6 +78,8 @@ public final class Daemon implements AutoCloseable {
         SandboxManager sandboxes;
         try {
             SnapshotStore snapshotStore = SnapshotStore.open(config.stateDir());
+            PrivateDirs.ensure(config.snapshotsDir());
+            PrivateDirs.ensure(config.sandboxesDir());
             SnapshotCatalog snapshots = new SnapshotCatalog(snapshotStore, config.sandboxesDir());
             SystemInfoService systemInfo = new SystemInfoService(
                     SystemInfoSettings.DEFAULT.withReconcileInterval(config.syncReconcileInterval()), registry);
@@ -81,8 +87,11 @@ public final class Daemon implements AutoCloseable {
             VirtiofsdLauncher virtiofsd = tools.virtiofsdLauncher();
             if (virtiofsd != null) resources.add(virtiofsd);
             GuestProbe probe = new VsockGuestProbe();
+            // closed after the sandboxes (their suspends at stop give the slots back), so listed before they are put first
+            SandboxNetworks networks = SandboxNetworks.of(config.network());
+            resources.add(networks);
             sandboxes = new SandboxManager(config, new SandboxStore(config.sandboxesDir()), virtiofsd, snapshots,
-                    new SystemInfoVolumes(systemInfo), probe, tools, registry);
+                    new SystemInfoVolumes(systemInfo), probe, tools, networks, registry);
             snapshots.protect(sandboxes::isLatestOfSuspended);
             sandboxes.recover();
         } catch (IOException e) {
@@ -143,6 +152,16 @@ public final class Daemon implements AutoCloseable {
         }
     }
 
+    private static void logAllowedRoots(DaemonConfig config) {
+        LOG.log(INFO, "image roots " + config.imageRoots() + ", host-directory roots " + config.hostDirectoryRoots());
+        if (config.imageRoots().isEmpty()) LOG.log(WARNING, "--image-roots is empty: every create will be refused");
+        for (Path root : config.imageRoots()) {
+            if (root.startsWith(config.stateDir()) || root.startsWith(config.runDir())) {
+                LOG.log(WARNING, "image root " + root + " lies in the daemon's state or run dir: nothing in it can be used");
+            }
+        }
+    }
+
     private void writePortFile() {
         Path file = config.portFile();
         if (file == null) return;
@@ -153,14 +172,6 @@ public final class Daemon implements AutoCloseable {
             Files.move(tmp, file, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write port file " + file, e);
-        }
-    }
-
-    private static void createPrivateDir(Path dir) {
-        try {
-            Files.createDirectories(dir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create directory " + dir, e);
         }
     }
 }

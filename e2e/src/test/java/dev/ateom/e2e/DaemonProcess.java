@@ -42,7 +42,9 @@ final class DaemonProcess implements AutoCloseable {
                 "--port", "0", "--port-file", portFile.toString(),
                 "--state-dir", stateDir(root).toString(), "--run-dir", runDir(root).toString(),
                 "--cloud-hypervisor", E2ePaths.standIn().toString(), "--virtiofsd", E2ePaths.virtiofsd().toString(),
-                "--config", config.toString(), "--children-die-with-daemon", Boolean.toString(options.childrenDieWithDaemon())));
+                "--config", config.toString(), "--image-roots", SandboxSpecs.imageDir(root).toString(),
+                "--children-die-with-daemon", Boolean.toString(options.childrenDieWithDaemon())));
+        command.addAll(options.flags());
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(log.toFile()))
                 .redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));

@@ -10,8 +10,11 @@ import java.nio.file.Path;
 final class SandboxSpecs {
     private SandboxSpecs() {}
 
+    /** The guest image dir under a test root; the daemon is started with it as its only image root. */
+    static Path imageDir(Path root) { return root.resolve("image"); }
+
     static ObjectNode create(Path root, String id) throws IOException {
-        Path image = Files.createDirectories(root.resolve("image"));
+        Path image = Files.createDirectories(imageDir(root));
         Path kernel = image.resolve("vmlinux");
         if (!Files.exists(kernel)) Files.writeString(kernel, "not a kernel: the none backend never reads it");
         Files.createDirectories(image.resolve("rootfs/etc"));

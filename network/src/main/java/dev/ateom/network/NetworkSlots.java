@@ -219,6 +219,37 @@ public final class NetworkSlots implements AutoCloseable {
         return slot;
     }
 
+    /**
+     * Removes the slots named as owned at {@link #open} that no {@link #adopt} took back (their sandbox's VM was gone
+     * when the daemon restarted, or could not be adopted): the daemon calls it once its recovery is done. Returns
+     * their names; a slot that cannot be removed is logged and its address stays out of use.
+     */
+    public List<String> reclaimUnadopted() {
+        requireOpen();
+        List<Integer> unadopted;
+        synchronized (lock) {
+            unadopted = new ArrayList<>(ownedNotAdopted);
+            ownedNotAdopted.clear();
+        }
+        List<String> removed = new ArrayList<>();
+        for (int index : unadopted) {
+            SlotName name = new SlotName(config.prefix(), index);
+            try {
+                builder.destroy(name);
+                indexes.release(index);
+                removed.add(name.namespace());
+                synchronized (lock) {
+                    reclaimed.add(name.namespace());
+                }
+                LOG.log(System.Logger.Level.INFO, "network: reclaimed slot {0}: its sandbox was not adopted", name);
+            } catch (IOException e) {
+                LOG.log(System.Logger.Level.WARNING, "network: slot {0} of a sandbox that was not adopted not removed: {1}", name,
+                        e.getMessage());
+            }
+        }
+        return removed;
+    }
+
     /** Replaces the egress policy of a running sandbox in one transaction; from the next packet on it is in force. */
     public void replaceEgress(Slot slot, EgressPolicy egress) {
         requireOpen();

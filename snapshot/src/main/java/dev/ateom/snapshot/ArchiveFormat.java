@@ -2,20 +2,15 @@ package dev.ateom.snapshot;
 
 import java.math.BigDecimal;
 import java.math.RoundingMode;
-import java.net.URLDecoder;
-import java.net.URLEncoder;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
 import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.attribute.FileTime;
-import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Base64;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 
 /**
  * The PAX keys durable.tar uses beyond plain POSIX tar.
@@ -26,8 +21,9 @@ import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
  * extents) for sparse files: the entry's data is those extents back to back. GNU's own PAX sparse
  * formats are not used because Commons Compress 1.28 reads their sizes as int (files &gt; 2 GiB
  * fail); GNU tar extracts such an entry as its concatenated data.</li>
- * <li>{@code ATEOM.mtime} ("seconds.nanoseconds") when the mtime has nanoseconds that the standard
- * {@code mtime} key as Commons Compress writes it (100 ns steps) would lose.</li>
+ * <li>{@code ATEOM.mtime} ("seconds.nanoseconds"): read only, from archives written before durable.tar
+ * had its own writer (Commons Compress wrote {@code mtime} in 100 ns steps); the standard {@code mtime}
+ * record now carries nanoseconds.</li>
  * </ul>
  */
 final class ArchiveFormat {
@@ -40,27 +36,36 @@ final class ArchiveFormat {
     private ArchiveFormat() {
     }
 
-    static Optional<String> exactMtime(FileTime time) {
-        Instant instant = time.toInstant();
-        if (instant.getNano() % 100 == 0) {
-            return Optional.empty();
+    /** PAX time: seconds, with nine fraction digits when there are nanoseconds. */
+    static String paxTime(long seconds, int nanos) {
+        if (nanos == 0) {
+            return Long.toString(seconds);
         }
-        return Optional.of(instant.getEpochSecond() + "." + String.format("%09d", instant.getNano()));
+        return BigDecimal.valueOf(seconds).add(BigDecimal.valueOf(nanos, 9)).toPlainString();
     }
 
-    static FileTime mtime(TarArchiveEntry entry) {
-        String exact = entry.getExtraPaxHeaders().get(EXACT_MTIME);
+    /** {seconds, nanoseconds} of a PAX time ("123", "123.4", "-1.5"), or null when it is not one. */
+    static long[] parsePaxTime(String value) {
+        try {
+            BigDecimal seconds = new BigDecimal(value);
+            long whole = seconds.setScale(0, RoundingMode.FLOOR).longValueExact();
+            long nanos = seconds.subtract(BigDecimal.valueOf(whole)).movePointRight(9).longValue();
+            return new long[] {whole, nanos};
+        } catch (ArithmeticException | NumberFormatException e) {
+            return null;
+        }
+    }
+
+    /** The entry's mtime: {@code ATEOM.mtime} (older archives, written by Commons Compress) wins over the standard one. */
+    static long[] mtime(TarEntry entry) {
+        byte[] exact = entry.extensions().get(EXACT_MTIME);
         if (exact != null) {
-            try {
-                BigDecimal seconds = new BigDecimal(exact);
-                long whole = seconds.setScale(0, RoundingMode.FLOOR).longValueExact();
-                long nanos = seconds.subtract(BigDecimal.valueOf(whole)).movePointRight(9).longValue();
-                return FileTime.from(Instant.ofEpochSecond(whole, nanos));
-            } catch (ArithmeticException | NumberFormatException e) {
-                // fall back to the standard mtime
+            long[] time = parsePaxTime(new String(exact, StandardCharsets.US_ASCII));
+            if (time != null) {
+                return time;
             }
         }
-        return entry.getLastModifiedTime();
+        return new long[] {entry.mtimeSeconds(), entry.mtimeNanos()};
     }
 
     static String encodeMap(List<Extent> extents) {
@@ -104,28 +109,32 @@ final class ArchiveFormat {
         return extents;
     }
 
-    /** PAX key and value for one xattr. */
-    static Map.Entry<String, String> encodeXattr(String name, byte[] value) {
+    /** PAX key and value for one xattr (name and value as the kernel gives them). */
+    static Map.Entry<String, byte[]> encodeXattr(byte[] name, byte[] value) {
         Optional<String> text = strictUtf8(value);
-        if (text.isPresent() && text.get().indexOf('\0') < 0) {
-            return Map.entry(SCHILY_XATTR + name, text.get());
+        Optional<String> textName = strictUtf8(name);
+        if (textName.isPresent() && textName.get().indexOf('=') < 0 && text.isPresent() && text.get().indexOf('\0') < 0) {
+            return Map.entry(SCHILY_XATTR + textName.get(), value);
         }
-        return Map.entry(LIBARCHIVE_XATTR + percentEncode(name), Base64.getEncoder().encodeToString(value));
+        return Map.entry(LIBARCHIVE_XATTR + percentEncode(name), Base64.getEncoder().encode(value));
     }
 
-    /** The xattr a PAX header carries, or empty when the key is not an xattr key. */
-    static Optional<Map.Entry<String, byte[]>> decodeXattr(String key, String value) {
+    /** The xattr (name, value) a PAX record carries, or empty when the key is not an xattr key. */
+    static Optional<Map.Entry<byte[], byte[]>> decodeXattr(String key, byte[] value) {
         if (key.startsWith(SCHILY_XATTR)) {
-            return Optional.of(Map.entry(key.substring(SCHILY_XATTR.length()), value.getBytes(StandardCharsets.UTF_8)));
+            return Optional.of(Map.entry(key.substring(SCHILY_XATTR.length()).getBytes(StandardCharsets.UTF_8), value));
         }
         if (key.startsWith(LIBARCHIVE_XATTR)) {
-            String name = URLDecoder.decode(key.substring(LIBARCHIVE_XATTR.length()), StandardCharsets.UTF_8);
-            return Optional.of(Map.entry(name, Base64.getDecoder().decode(value)));
+            try {
+                return Optional.of(Map.entry(percentDecode(key.substring(LIBARCHIVE_XATTR.length())), Base64.getDecoder().decode(value)));
+            } catch (IllegalArgumentException e) {
+                return Optional.empty();
+            }
         }
         return Optional.empty();
     }
 
-    private static Optional<String> strictUtf8(byte[] value) {
+    static Optional<String> strictUtf8(byte[] value) {
         try {
             return Optional.of(StandardCharsets.UTF_8.newDecoder()
                     .onMalformedInput(CodingErrorAction.REPORT)
@@ -136,7 +145,33 @@ final class ArchiveFormat {
         }
     }
 
-    private static String percentEncode(String name) {
-        return URLEncoder.encode(name, StandardCharsets.UTF_8).replace("+", "%20");
+    /** Like URL encoding (as bsdtar writes it): unreserved ASCII stays, every other byte is %XX. */
+    private static String percentEncode(byte[] name) {
+        StringBuilder out = new StringBuilder();
+        for (byte b : name) {
+            int c = b & 0xff;
+            if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '.' || c == '-' || c == '_' || c == '*') {
+                out.append((char) c);
+            } else {
+                out.append('%').append(Character.toUpperCase(Character.forDigit(c >> 4, 16))).append(Character.toUpperCase(Character.forDigit(c & 15, 16)));
+            }
+        }
+        return out.toString();
+    }
+
+    private static byte[] percentDecode(String text) {
+        ByteArrayBuilder out = new ByteArrayBuilder();
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c == '%' && i + 2 < text.length()) {
+                out.write(Integer.parseInt(text.substring(i + 1, i + 3), 16));
+                i += 2;
+            } else if (c == '+') {
+                out.write(' ');
+            } else {
+                out.write(String.valueOf(c).getBytes(StandardCharsets.UTF_8));
+            }
+        }
+        return out.toByteArray();
     }
 }

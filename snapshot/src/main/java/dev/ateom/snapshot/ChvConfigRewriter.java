@@ -7,6 +7,8 @@ import com.fasterxml.jackson.databind.cfg.JsonNodeFeature;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.nio.channels.Channels;
+import java.io.InputStream;
 import java.nio.file.Path;
 import java.util.HashSet;
 import java.util.Optional;
@@ -39,7 +41,9 @@ public final class ChvConfigRewriter {
     static ObjectNode read(Path file) throws IOException {
         JsonNode tree;
         try {
-            tree = JSON.readTree(file.toFile());
+            try (InputStream in = Channels.newInputStream(SafeOpen.regularFile(file))) {
+                tree = JSON.readTree(in);
+            }
         } catch (IOException e) {
             throw new SnapshotFormatException(file + " is not valid JSON: " + e.getMessage(), e);
         }

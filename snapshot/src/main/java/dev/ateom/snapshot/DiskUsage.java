@@ -1,7 +1,6 @@
 package dev.ateom.snapshot;
 
 import java.io.IOException;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.List;
 
@@ -13,9 +12,8 @@ import java.util.List;
 public record DiskUsage(long apparentBytes, long allocatedBytes) {
 
     public static DiskUsage of(Path file) throws IOException {
-        long size = Files.size(file);
         try (NativeFile nativeFile = NativeFile.openReadOnly(file)) {
-            return new DiskUsage(size, allocated(nativeFile.dataExtents()));
+            return new DiskUsage(nativeFile.size(), allocated(nativeFile.dataExtents()));
         }
     }
 

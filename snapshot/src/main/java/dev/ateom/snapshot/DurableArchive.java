@@ -3,17 +3,17 @@ package dev.ateom.snapshot;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.Path;
-import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
-import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
 
 /**
  * The durable share as a tar archive: regular files (sparse ones stay sparse), directories incl.
  * empty ones, symlinks (never followed), hard links (content stored once), modes, uid/gid, mtimes
- * (ns), user.* xattrs, long and non-ASCII names (PAX). Fifos, sockets and device nodes are skipped
- * on create and refused on extract.
+ * (ns), user.* xattrs, names of any length and in any encoding (bytes, PAX). Fifos, sockets and
+ * device nodes are skipped on create and refused on extract. Both directions walk directory
+ * descriptors, so depth and path length do not limit them.
  */
 public final class DurableArchive {
     private DurableArchive() {
@@ -69,16 +69,16 @@ public final class DurableArchive {
     public static ArchiveSummary scan(Path archive, EntryVisitor visitor) throws IOException {
         long entries = 0;
         long bytes = 0;
-        try (TarArchiveInputStream in = ArchiveReader.open(archive)) {
-            TarArchiveEntry entry;
-            while ((entry = in.getNextEntry()) != null) {
-                long realSize = entry.getExtraPaxHeaders().containsKey(ArchiveFormat.SPARSE_REALSIZE)
-                        ? Long.parseLong(entry.getExtraPaxHeaders().get(ArchiveFormat.SPARSE_REALSIZE))
-                        : entry.isSparse() ? entry.getRealSize() : entry.getSize();
-                ArchiveEntryInfo info = new ArchiveEntryInfo(entry.getName(), (char) entry.getLinkFlag(), realSize, entry.getLinkName());
-                visitor.visit(info, in);
-                in.transferTo(OutputStream.nullOutputStream()); // read to the end: a truncated archive fails here
-                bytes += entry.getSize();
+        try (TarInput in = ArchiveReader.open(archive)) {
+            TarEntry entry;
+            while ((entry = in.next()) != null) {
+                byte[] realSize = entry.extensions().get(ArchiveFormat.SPARSE_REALSIZE);
+                ArchiveEntryInfo info = new ArchiveEntryInfo(ByteNames.display(entry.name()), (char) entry.type(),
+                        realSize != null ? Long.parseLong(new String(realSize, StandardCharsets.US_ASCII)) : entry.size(),
+                        ByteNames.display(entry.linkName()));
+                visitor.visit(info, in.content());
+                in.content().transferTo(OutputStream.nullOutputStream()); // read to the end: a truncated archive fails here
+                bytes += entry.size();
                 entries++;
             }
         }

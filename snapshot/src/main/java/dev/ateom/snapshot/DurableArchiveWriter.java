@@ -1,48 +1,58 @@
 package dev.ateom.snapshot;
 
-import com.sun.jna.LastErrorException;
 import java.io.BufferedOutputStream;
 import java.io.IOException;
 import java.io.OutputStream;
 import java.lang.System.Logger.Level;
-import java.nio.ByteBuffer;
 import java.nio.channels.Channels;
 import java.nio.channels.FileChannel;
-import java.nio.file.DirectoryStream;
-import java.nio.file.FileSystemException;
+import java.nio.channels.WritableByteChannel;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
-import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
-import java.nio.file.attribute.FileTime;
-import java.nio.file.attribute.UserDefinedFileAttributeView;
-import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
-import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
-import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
-import org.apache.commons.compress.archivers.tar.TarConstants;
 import org.apache.commons.compress.compressors.zstandard.ZstdCompressorOutputStream;
 
-/** Writes a directory tree into a tar archive; one instance per archive. Streaming: one buffer of content in memory. */
+/**
+ * Writes a directory tree into a tar archive; one instance per archive. The walk goes through
+ * directory descriptors ({@link DirectoryChain}) and byte names, so neither the depth of the tree,
+ * the length of its paths nor the daemon's locale limits what is archived, and every step costs the
+ * same at any depth (linear in the tree). Streaming: one buffer of content in memory.
+ */
 final class DurableArchiveWriter {
     private static final System.Logger LOG = System.getLogger(DurableArchiveWriter.class.getName());
-    private static final LinkOption[] NO_FOLLOW = {LinkOption.NOFOLLOW_LINKS};
-    private static final String ATTRIBUTES = "unix:mode,uid,gid,ino,dev,nlink,size,lastModifiedTime";
     private static final int BUFFER = 1 << 20;
     /** Smaller files are stored dense: checking their extents costs more than their holes save. */
     private static final long SPARSE_CHECK_MIN_SIZE = 64 * 1024;
     private static final long PROGRESS_EVERY_BYTES = 16L << 20;
+    private static final byte[] ROOT_NAME = {'.', '/'};
 
-    private record InodeKey(Object dev, Object ino) {
+    private record InodeKey(long dev, long ino) {
+    }
+
+    /** A directory being walked: its children in byte order, the next one, and where its entry name ends in {@link #path}. */
+    private static final class Walk {
+        final List<At.DirEntry> children;
+        final int prefixLength;
+        int next;
+
+        Walk(List<At.DirEntry> children, int prefixLength) {
+            this.children = children;
+            this.prefixLength = prefixLength;
+        }
     }
 
     private final Path root;
     private final ArchiveProgress progress;
-    private final ByteBuffer buffer = ByteBuffer.allocate(BUFFER);
-    private final Map<InodeKey, String> firstNameOfInode = new HashMap<>();
-    private TarArchiveOutputStream tar;
+    private final Map<InodeKey, byte[]> firstNameOfInode = new HashMap<>();
+    /** The current directory's entry name ("a/b/"); children's names are written after it. */
+    private final ByteArrayBuilder path = new ByteArrayBuilder();
+    private TarOutput tar;
     private long entries;
     private long contentBytes;
     private long skipped;
@@ -54,22 +64,28 @@ final class DurableArchiveWriter {
     }
 
     ArchiveSummary write(Path archive, ArchiveCompression compression) throws IOException {
-        if (!Files.isDirectory(root, NO_FOLLOW)) {
-            throw new IOException("durable share root " + root + " is not a directory");
+        int rootFd;
+        try {
+            rootFd = At.openDirectory(root);
+        } catch (NativeCallException e) {
+            throw new IOException("durable share root " + root + " is not a directory: " + e.getMessage(), e);
         }
         boolean done = false;
-        try (FileChannel channel = FileChannel.open(archive, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
-            OutputStream out = new BufferedOutputStream(Channels.newOutputStream(channel), BUFFER);
-            if (compression == ArchiveCompression.ZSTD) {
-                out = new ZstdCompressorOutputStream(out);
-            }
-            try (TarArchiveOutputStream tarOut = new TarArchiveOutputStream(out, "UTF-8")) {
+        try (DirectoryChain<Walk> chain = new DirectoryChain<>(rootFd, new Walk(sortedChildren(rootFd), 0));
+             FileChannel channel = FileChannel.open(archive, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
+            OutputStream zstd = compression == ArchiveCompression.ZSTD
+                    ? new ZstdCompressorOutputStream(new BufferedOutputStream(Channels.newOutputStream(channel), BUFFER)) : null;
+            WritableByteChannel out = zstd == null ? channel : Channels.newChannel(zstd);
+            try (TarOutput tarOut = new TarOutput(out, BUFFER)) {
                 tar = tarOut;
-                tar.setLongFileMode(TarArchiveOutputStream.LONGFILE_POSIX);
-                tar.setBigNumberMode(TarArchiveOutputStream.BIGNUMBER_POSIX);
-                tar.setAddPaxHeadersForNonAsciiNames(true);
-                addDirectory(root, "./");
+                putEntry(ROOT_NAME, TarEntry.DIRECTORY, At.stat(rootFd), TarEntry.NO_LINK, rootFd);
+                walk(chain);
                 tar.finish();
+            }
+            if (zstd != null) {
+                zstd.close(); // also closes the channel
+            } else {
+                channel.force(true);
             }
             done = true;
         } finally {
@@ -77,160 +93,127 @@ final class DurableArchiveWriter {
                 Files.deleteIfExists(archive);
             }
         }
-        Fsync.file(archive); // closing the tar stream closed the channel
+        if (compression == ArchiveCompression.ZSTD) {
+            Fsync.file(archive);
+        }
         progress.onProgress(contentBytes, entries);
         return new ArchiveSummary(entries, contentBytes, skipped);
     }
 
-    private void addDirectory(Path dir, String name) throws IOException {
-        Map<String, Object> attributes = Files.readAttributes(dir, ATTRIBUTES, NO_FOLLOW);
-        TarArchiveEntry entry = new TarArchiveEntry(name, TarConstants.LF_DIR);
-        describe(entry, dir, attributes, true);
-        tar.putArchiveEntry(entry);
-        tar.closeArchiveEntry();
-        counted();
-        String prefix = name.equals("./") ? "" : name;
-        for (Path child : sortedChildren(dir)) {
-            add(child, prefix + child.getFileName().toString());
+    private void walk(DirectoryChain<Walk> chain) throws IOException {
+        while (true) {
+            Walk walk = chain.state();
+            if (walk.next == walk.children.size()) {
+                if (chain.depth() == 0) {
+                    return;
+                }
+                chain.pop((fd, state) -> { });
+                continue;
+            }
+            byte[] name = walk.children.get(walk.next++).name();
+            path.truncate(walk.prefixLength);
+            path.write(name);
+            int dirFd = chain.fd();
+            FileStatus status = At.stat(dirFd, name);
+            switch (status.type()) {
+                case FileType.DIRECTORY -> {
+                    int fd = At.openDirectory(dirFd, name);
+                    try {
+                        path.write('/');
+                        putEntry(path.toByteArray(), TarEntry.DIRECTORY, status, TarEntry.NO_LINK, fd);
+                    } catch (IOException | RuntimeException e) {
+                        At.close(fd);
+                        throw e;
+                    }
+                    chain.push(name, fd, new Walk(sortedChildren(fd), path.length()));
+                }
+                case FileType.SYMLINK -> putEntry(path.toByteArray(), TarEntry.SYMLINK, status, At.readLink(dirFd, name, status.size()), -1);
+                case FileType.REGULAR -> addRegular(dirFd, name, status);
+                default -> {
+                    skipped++;
+                    LOG.log(Level.WARNING, "not archived: {0} is a {1} (tar extraction would refuse it)",
+                            ByteNames.display(path.toByteArray()), FileType.describe(status.mode()));
+                }
+            }
         }
     }
 
-    private static List<Path> sortedChildren(Path dir) throws IOException {
-        List<Path> children = new ArrayList<>();
-        try (DirectoryStream<Path> stream = Files.newDirectoryStream(dir)) {
-            stream.forEach(children::add);
-        }
-        children.sort(null);
+    private static List<At.DirEntry> sortedChildren(int dirFd) throws IOException {
+        List<At.DirEntry> children = At.list(dirFd);
+        children.sort((a, b) -> Arrays.compareUnsigned(a.name(), b.name()));
         return children;
     }
 
-    private void add(Path path, String name) throws IOException {
-        Map<String, Object> attributes = Files.readAttributes(path, ATTRIBUTES, NO_FOLLOW);
-        int mode = (Integer) attributes.get("mode");
-        switch (mode & FileType.MASK) {
-            case FileType.DIRECTORY -> addDirectory(path, name + "/");
-            case FileType.SYMLINK -> addSymlink(path, name, attributes);
-            case FileType.REGULAR -> addRegular(path, name, attributes);
-            default -> {
-                skipped++;
-                LOG.log(Level.WARNING, "not archived: {0} is a {1} (tar extraction would refuse it)", path, FileType.describe(mode));
-            }
-        }
-    }
-
-    private void addSymlink(Path path, String name, Map<String, Object> attributes) throws IOException {
-        TarArchiveEntry entry = new TarArchiveEntry(name, TarConstants.LF_SYMLINK);
-        entry.setLinkName(Files.readSymbolicLink(path).toString());
-        describe(entry, path, attributes, false);
-        tar.putArchiveEntry(entry);
-        tar.closeArchiveEntry();
-        counted();
-    }
-
-    private void addRegular(Path path, String name, Map<String, Object> attributes) throws IOException {
-        if ((Integer) attributes.get("nlink") > 1) {
-            InodeKey key = new InodeKey(attributes.get("dev"), attributes.get("ino"));
-            String first = firstNameOfInode.putIfAbsent(key, name);
+    private void addRegular(int dirFd, byte[] name, FileStatus listed) throws IOException {
+        byte[] entryName = path.toByteArray();
+        if (listed.nlink() > 1) {
+            byte[] first = firstNameOfInode.putIfAbsent(new InodeKey(listed.dev(), listed.ino()), entryName);
             if (first != null) {
-                TarArchiveEntry link = new TarArchiveEntry(name, TarConstants.LF_LINK);
-                link.setLinkName(first);
-                describe(link, path, attributes, false);
-                tar.putArchiveEntry(link);
-                tar.closeArchiveEntry();
-                counted();
+                putEntry(entryName, TarEntry.HARD_LINK, listed, first, -1);
                 return;
             }
         }
-        long size = (Long) attributes.get("size");
-        TarArchiveEntry entry = new TarArchiveEntry(name);
-        describe(entry, path, attributes, true);
-        try (FileChannel in = FileChannel.open(path, StandardOpenOption.READ, LinkOption.NOFOLLOW_LINKS)) {
-            List<Extent> extents = size >= SPARSE_CHECK_MIN_SIZE ? dataExtents(path) : List.of(new Extent(0, size));
+        int fd = At.openRegularForReading(dirFd, name);
+        try {
+            FileStatus status = At.stat(fd);
+            if (!status.isRegularFile() || !status.sameFile(listed)) {
+                throw new IOException(ByteNames.display(entryName) + " was replaced while being archived");
+            }
+            long size = status.size();
+            List<Extent> extents = size >= SPARSE_CHECK_MIN_SIZE ? NativeFile.dataExtents(fd, entryName) : List.of(new Extent(0, size));
+            Map<String, byte[]> extensions = xattrs(fd);
             long dataBytes = DiskUsage.allocated(extents);
             if (dataBytes < size) {
-                entry.addPaxHeader(ArchiveFormat.SPARSE_REALSIZE, Long.toString(size));
-                entry.addPaxHeader(ArchiveFormat.SPARSE_MAP, ArchiveFormat.encodeMap(extents));
+                extensions.put(ArchiveFormat.SPARSE_REALSIZE, Long.toString(size).getBytes(StandardCharsets.US_ASCII));
+                extensions.put(ArchiveFormat.SPARSE_MAP, ArchiveFormat.encodeMap(extents).getBytes(StandardCharsets.US_ASCII));
             } else {
                 extents = List.of(new Extent(0, size));
+                dataBytes = size;
             }
-            entry.setSize(DiskUsage.allocated(extents));
-            tar.putArchiveEntry(entry);
+            tar.putHeader(header(entryName, TarEntry.FILE, status, dataBytes, TarEntry.NO_LINK, extensions));
+            String shown = null;
             for (Extent extent : extents) {
-                copy(in, extent, path);
+                long chunkStart = extent.offset();
+                while (chunkStart < extent.end()) {
+                    long chunk = Math.min(PROGRESS_EVERY_BYTES, extent.end() - chunkStart);
+                    if (shown == null) {
+                        shown = ByteNames.display(entryName);
+                    }
+                    tar.putContent(fd, chunkStart, chunk, shown);
+                    chunkStart += chunk;
+                    contentBytes += chunk;
+                    if (contentBytes >= nextProgressAt) {
+                        nextProgressAt = contentBytes + PROGRESS_EVERY_BYTES;
+                        progress.onProgress(contentBytes, entries);
+                    }
+                }
             }
-            tar.closeArchiveEntry();
+            tar.pad(dataBytes);
+        } finally {
+            At.close(fd);
         }
         counted();
     }
 
-    private static List<Extent> dataExtents(Path path) throws IOException {
-        try (NativeFile file = NativeFile.openReadOnly(path)) {
-            return file.dataExtents();
-        }
+    /** An entry without data; {@code fd} (or -1) is where its xattrs are read from. */
+    private void putEntry(byte[] name, byte type, FileStatus status, byte[] linkName, int fd) throws IOException {
+        Map<String, byte[]> extensions = fd >= 0 ? xattrs(fd) : new LinkedHashMap<>();
+        tar.putHeader(header(name, type, status, 0, linkName, extensions));
+        counted();
     }
 
-    private void copy(FileChannel in, Extent extent, Path path) throws IOException {
-        long position = extent.offset();
-        while (position < extent.end()) {
-            buffer.clear().limit((int) Math.min(BUFFER, extent.end() - position));
-            int read = in.read(buffer, position);
-            if (read < 0) {
-                throw new IOException(path + " shrank while being archived (ended at " + position + ", expected " + extent.end() + ")");
-            }
-            tar.write(buffer.array(), 0, read);
-            position += read;
-            contentBytes += read;
-            if (contentBytes >= nextProgressAt) {
-                nextProgressAt = contentBytes + PROGRESS_EVERY_BYTES;
-                progress.onProgress(contentBytes, entries);
-            }
-        }
+    private static TarEntry header(byte[] name, byte type, FileStatus status, long size, byte[] linkName, Map<String, byte[]> extensions) {
+        return new TarEntry(name, type, status.mode() & 07777, status.uid(), status.gid(), size, status.mtimeSeconds(),
+                status.mtimeNanos(), linkName, extensions);
     }
 
-    private void describe(TarArchiveEntry entry, Path path, Map<String, Object> attributes, boolean withXattrs) throws IOException {
-        int mode = (Integer) attributes.get("mode");
-        entry.setMode(mode);
-        entry.setUserId(Integer.toUnsignedLong((Integer) attributes.get("uid")));
-        entry.setGroupId(Integer.toUnsignedLong((Integer) attributes.get("gid")));
-        entry.setUserName("");
-        entry.setGroupName("");
-        FileTime mtime = (FileTime) attributes.get("lastModifiedTime");
-        entry.setLastModifiedTime(mtime);
-        ArchiveFormat.exactMtime(mtime).ifPresent(exact -> entry.addPaxHeader(ArchiveFormat.EXACT_MTIME, exact));
-        if (withXattrs) {
-            addXattrs(entry, path);
+    private static Map<String, byte[]> xattrs(int fd) throws IOException {
+        Map<String, byte[]> extensions = new LinkedHashMap<>();
+        for (byte[] name : At.userXattrNames(fd)) {
+            Map.Entry<String, byte[]> record = ArchiveFormat.encodeXattr(name, At.getXattr(fd, name));
+            extensions.put(record.getKey(), record.getValue());
         }
-    }
-
-    private static void addXattrs(TarArchiveEntry entry, Path path) throws IOException {
-        if (!hasXattrs(path)) {
-            return;
-        }
-        UserDefinedFileAttributeView view = Files.getFileAttributeView(path, UserDefinedFileAttributeView.class, NO_FOLLOW);
-        if (view == null) {
-            return;
-        }
-        List<String> names;
-        try {
-            names = view.list();
-        } catch (UnsupportedOperationException | FileSystemException e) {
-            return; // filesystem without user xattrs
-        }
-        for (String name : names) {
-            ByteBuffer value = ByteBuffer.allocate(view.size(name));
-            view.read(name, value);
-            Map.Entry<String, String> header = ArchiveFormat.encodeXattr("user." + name, value.array());
-            entry.addPaxHeader(header.getKey(), header.getValue());
-        }
-    }
-
-    /** One path-based syscall; the JDK's view opens the file just to list nothing (most files). */
-    private static boolean hasXattrs(Path path) {
-        try {
-            return LibC.llistxattr(path.toString(), null, 0) > 0;
-        } catch (LastErrorException e) {
-            return false; // ENOTSUP: the filesystem has no xattrs
-        }
+        return extensions;
     }
 
     private void counted() {

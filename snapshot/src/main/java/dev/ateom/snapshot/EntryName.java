@@ -1,40 +1,79 @@
 package dev.ateom.snapshot;
 
 import java.util.ArrayList;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
 import java.util.List;
 
 /**
- * A tar entry name checked and brought to one spelling: relative, no "..", no empty or "."
- * segments, no NUL. The archive root ("./" or ".") normalises to the empty string.
+ * A tar entry name checked and split into its segments (raw bytes): relative, no "..", no NUL, no
+ * segment longer than NAME_MAX; empty and "." segments are dropped, so {@code a//b}, {@code ./a/b}
+ * and {@code a/b} are one name. The archive root ("./" or ".") has no segments.
  */
-final class EntryName {
-    private EntryName() {
+record EntryName(List<byte[]> segments) {
+    static final int NAME_MAX = 255;
+
+    static EntryName parse(byte[] raw) throws UnsafeArchiveEntryException {
+        if (raw.length == 0) {
+            throw new UnsafeArchiveEntryException("", "empty name");
+        }
+        if (raw[0] == '/') {
+            throw new UnsafeArchiveEntryException(ByteNames.display(raw), "absolute path");
+        }
+        List<byte[]> segments = new ArrayList<>();
+        int start = 0;
+        for (int i = 0; i <= raw.length; i++) {
+            if (i < raw.length && raw[i] == 0) {
+                throw new UnsafeArchiveEntryException(ByteNames.display(raw), "NUL in name");
+            }
+            if (i == raw.length || raw[i] == '/') {
+                int length = i - start;
+                if (length == 2 && raw[start] == '.' && raw[start + 1] == '.') {
+                    throw new UnsafeArchiveEntryException(ByteNames.display(raw), "'..' segment");
+                }
+                if (length > NAME_MAX) {
+                    throw new UnsafeArchiveEntryException(ByteNames.display(raw), "a name segment is " + length
+                            + " bytes (at most " + NAME_MAX + ")");
+                }
+                if (length > 0 && !(length == 1 && raw[start] == '.')) {
+                    segments.add(Arrays.copyOfRange(raw, start, i));
+                }
+                start = i + 1;
+            }
+        }
+        return new EntryName(segments);
     }
 
-    static String normalize(String raw) throws UnsafeArchiveEntryException {
-        if (raw.isEmpty()) {
-            throw new UnsafeArchiveEntryException(raw, "empty name");
-        }
-        if (raw.startsWith("/")) {
-            throw new UnsafeArchiveEntryException(raw, "absolute path");
-        }
-        if (raw.indexOf('\0') >= 0) {
-            throw new UnsafeArchiveEntryException(raw, "NUL in name");
-        }
-        List<String> segments = new ArrayList<>();
-        for (String segment : raw.split("/")) {
-            if (segment.equals("..")) {
-                throw new UnsafeArchiveEntryException(raw, "'..' segment");
-            }
-            if (!segment.isEmpty() && !segment.equals(".")) {
-                segments.add(segment);
-            }
-        }
-        return String.join("/", segments);
+    boolean isRoot() {
+        return segments.isEmpty();
     }
 
-    static String parent(String normalized) {
-        int slash = normalized.lastIndexOf('/');
-        return slash < 0 ? "" : normalized.substring(0, slash);
+    byte[] last() {
+        return segments.getLast();
+    }
+
+    /** The first {@code count} segments joined with '/', for messages. */
+    String display(int count) {
+        ByteArrayBuilder joined = new ByteArrayBuilder();
+        for (int i = 0; i < count; i++) {
+            if (i > 0) {
+                joined.write('/');
+            }
+            joined.write(segments.get(i));
+        }
+        return ByteNames.display(joined.toByteArray());
+    }
+
+    String display() {
+        return display(segments.size());
+    }
+
+    /** One key per distinct name (bytes kept exactly: ISO-8859-1 maps each byte to one char). */
+    String key() {
+        StringBuilder key = new StringBuilder();
+        for (byte[] segment : segments) {
+            key.append('/').append(new String(segment, StandardCharsets.ISO_8859_1));
+        }
+        return key.toString();
     }
 }

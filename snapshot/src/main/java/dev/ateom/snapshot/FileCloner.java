@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.FileSystemException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 
@@ -21,6 +22,9 @@ public final class FileCloner {
 
     /** target must not exist. */
     public static Method cloneOrCopy(Path source, Path target) throws IOException {
+        if (!Files.isRegularFile(source, LinkOption.NOFOLLOW_LINKS)) {
+            throw new IOException(source + " is not a regular file (a link to it would hand the hypervisor something else)");
+        }
         try {
             Files.createLink(target, source);
             return Method.HARD_LINK;

@@ -8,6 +8,8 @@ import com.fasterxml.jackson.databind.SerializationFeature;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.datatype.jsr310.JavaTimeModule;
 import java.io.IOException;
+import java.nio.channels.Channels;
+import java.io.InputStream;
 import java.nio.file.Path;
 
 /** Reads and writes manifest.json; refuses newer formats and unknown fields instead of ignoring them. */
@@ -34,7 +36,9 @@ public final class ManifestCodec {
     public static Manifest read(Path file) throws IOException {
         JsonNode tree;
         try {
-            tree = JSON.readTree(file.toFile());
+            try (InputStream in = Channels.newInputStream(SafeOpen.regularFile(file))) {
+                tree = JSON.readTree(in);
+            }
         } catch (JsonProcessingException e) {
             throw new SnapshotFormatException(file + " is not valid JSON: " + e.getOriginalMessage(), e);
         }

@@ -5,7 +5,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.HexFormat;
@@ -32,7 +31,7 @@ public final class MemoryPageDigest {
         ByteBuffer index = ByteBuffer.allocate(Long.BYTES);
         ByteBuffer buffer = ByteBuffer.allocate(CHUNK);
         try (NativeFile nativeFile = NativeFile.openReadOnly(file);
-             FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+             FileChannel channel = SafeOpen.regularFile(file)) {
             for (Extent extent : nativeFile.dataExtents()) {
                 // extents start on block boundaries, which are page multiples on every filesystem we use;
                 // align down anyway so a page is always hashed whole

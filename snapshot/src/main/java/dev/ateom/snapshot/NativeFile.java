@@ -11,12 +11,21 @@ import java.util.List;
 
 /** A raw file descriptor for the calls that need one (extents, hole punching, cloning, syncfs). */
 final class NativeFile implements AutoCloseable {
-    private final Path path;
+    private final String path;
     private final int fd;
 
     private NativeFile(Path path, int fd) {
-        this.path = path;
+        this(path.toString(), fd);
+    }
+
+    private NativeFile(String what, int fd) {
+        this.path = what;
         this.fd = fd;
+    }
+
+    /** Takes ownership of an open descriptor; {@code what} names it in errors. */
+    static NativeFile adopt(int fd, String what) {
+        return new NativeFile(what, fd);
     }
 
     static NativeFile openReadOnly(Path path) throws IOException {
@@ -73,16 +82,48 @@ final class NativeFile implements AutoCloseable {
         }
     }
 
+    /**
+     * Never follows a symlink at the name and never blocks on a fifo; anything but a regular file (or
+     * a directory when asked for one) is refused, so a device or fifo planted in a snapshot is never read.
+     */
     private static NativeFile open(Path path, int flags) throws IOException {
+        int fd;
         try {
-            return new NativeFile(path, LibC.open(path.toString(), flags | LibC.O_CLOEXEC | LibC.O_NOFOLLOW, 0));
+            fd = LibC.open(path.toString(), flags | LibC.O_CLOEXEC | LibC.O_NOFOLLOW | LibC.O_NONBLOCK, 0);
         } catch (LastErrorException e) {
             throw failure("open", path, e);
         }
+        NativeFile file = new NativeFile(path, fd);
+        FileStatus status;
+        try {
+            status = At.stat(fd);
+        } catch (IOException e) {
+            file.close();
+            throw e;
+        }
+        boolean wanted = (flags & LibC.O_DIRECTORY) != 0 ? status.isDirectory() : status.isRegularFile();
+        if (!wanted) {
+            file.close();
+            throw new IOException(path + " is a " + FileType.describe(status.mode()) + ", not a "
+                    + ((flags & LibC.O_DIRECTORY) != 0 ? "directory" : "regular file"));
+        }
+        return file;
+    }
+
+    long size() throws IOException {
+        return At.stat(fd).size();
     }
 
     /** Data extents in file order, found with SEEK_DATA/SEEK_HOLE; holes are everything else. */
     List<Extent> dataExtents() throws IOException {
+        return dataExtents(fd, path);
+    }
+
+    static List<Extent> dataExtents(int fd, byte[] name) throws IOException {
+        return dataExtents(fd, ByteNames.display(name));
+    }
+
+    private static List<Extent> dataExtents(int fd, String what) throws IOException {
         List<Extent> extents = new ArrayList<>();
         long position = 0;
         while (true) {
@@ -93,13 +134,13 @@ final class NativeFile implements AutoCloseable {
                 if (e.getErrorCode() == LibC.ENXIO) {
                     return extents; // no data at or after position
                 }
-                throw failure("lseek(SEEK_DATA)", path, e);
+                throw new NativeCallException("lseek(SEEK_DATA)", what, e);
             }
             long holeStart;
             try {
                 holeStart = LibC.lseek(fd, dataStart, LibC.SEEK_HOLE);
             } catch (LastErrorException e) {
-                throw failure("lseek(SEEK_HOLE)", path, e);
+                throw new NativeCallException("lseek(SEEK_HOLE)", what, e);
             }
             extents.add(new Extent(dataStart, holeStart - dataStart));
             position = holeStart;
@@ -142,6 +183,10 @@ final class NativeFile implements AutoCloseable {
     }
 
     static IOException failure(String call, Path path, LastErrorException e) {
-        return new IOException(call + " " + path + " failed: errno " + e.getErrorCode() + " (" + e.getMessage() + ")");
+        return failure(call, path.toString(), e);
+    }
+
+    static IOException failure(String call, String what, LastErrorException e) {
+        return new NativeCallException(call, what, e);
     }
 }

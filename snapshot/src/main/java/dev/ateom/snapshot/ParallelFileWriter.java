@@ -2,12 +2,8 @@ package dev.ateom.snapshot;
 
 import java.io.IOException;
 import java.io.InterruptedIOException;
-import java.util.HashMap;
-import java.util.Map;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
-import java.util.concurrent.Future;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -16,7 +12,7 @@ import java.util.concurrent.atomic.AtomicReference;
 /**
  * Writes small files on a few threads while one thread reads the archive: creating a file, writing
  * it and setting its attributes is kernel work, which a second core does in parallel. Content in
- * flight is bounded, so memory stays constant whatever the archive holds.
+ * flight is bounded and nothing is kept per file, so memory stays constant whatever the archive holds.
  */
 final class ParallelFileWriter implements AutoCloseable {
     static final int MAX_FILE_BYTES = 1 << 20;
@@ -32,8 +28,8 @@ final class ParallelFileWriter implements AutoCloseable {
 
     private final ExecutorService pool;
     private final Semaphore budget = new Semaphore(BUDGET_KIB);
-    private final Map<String, Future<?>> pending = new HashMap<>();
     private final AtomicReference<IOException> failure = new AtomicReference<>();
+    private volatile boolean closing;
 
     ParallelFileWriter() {
         int pool = POOL_NUMBER.incrementAndGet();
@@ -45,48 +41,64 @@ final class ParallelFileWriter implements AutoCloseable {
         });
     }
 
-    /** Queues a write of at most {@link #MAX_FILE_BYTES}; blocks while too much content is in flight. */
     void submit(String name, int bytes, FileWrite write) throws IOException {
-        rethrowFailure();
+        submit(name, bytes, write, () -> { });
+    }
+
+    /**
+     * Queues a write of at most {@link #MAX_FILE_BYTES}; blocks while too much content is in flight.
+     * {@code always} runs after the write, and also when the write never runs (failure elsewhere,
+     * close): it releases what the caller handed over (the file's descriptor).
+     */
+    void submit(String name, int bytes, FileWrite write, Runnable always) throws IOException {
+        try {
+            rethrowFailure();
+        } catch (IOException e) {
+            always.run();
+            throw e;
+        }
         int permits = Math.max(1, Math.min(BUDGET_KIB, bytes >> 10));
         try {
             budget.acquire(permits);
         } catch (InterruptedException e) {
+            always.run();
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while extracting " + name);
         }
-        pending.put(name, pool.submit(() -> {
+        pool.execute(() -> {
             try {
-                write.run();
+                if (!closing) {
+                    write.run();
+                }
             } catch (IOException | RuntimeException e) {
                 failure.compareAndSet(null, e instanceof IOException io ? io : new IOException("writing " + name + " failed", e));
             } finally {
+                always.run();
                 budget.release(permits);
             }
-        }));
+        });
     }
 
-    /** Waits until the file queued under {@code name} (if any) is written: a hard link to it comes next. */
-    void awaitFile(String name) throws IOException {
-        Future<?> write = pending.get(name);
-        if (write != null) {
-            await(write, name);
-        }
-        rethrowFailure();
-    }
-
-    /** Waits for every queued write; the first failure is thrown. */
+    /**
+     * Waits for every queued write; the first failure is thrown. Nothing is kept per file: a write
+     * holds budget permits until it is done, so all permits free means nothing is in flight.
+     */
     void awaitAll() throws IOException {
-        for (Map.Entry<String, Future<?>> write : pending.entrySet()) {
-            await(write.getValue(), write.getKey());
+        try {
+            budget.acquire(BUDGET_KIB);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new InterruptedIOException("interrupted while waiting for the extraction writers");
         }
+        budget.release(BUDGET_KIB);
         rethrowFailure();
     }
 
     /** Stops the writers and waits for them, so nothing writes into a tree that is about to be deleted. */
     @Override
     public void close() throws IOException {
-        pool.shutdownNow();
+        closing = true;
+        pool.shutdownNow().forEach(Runnable::run); // writes that never started only release their descriptor
         try {
             if (!pool.awaitTermination(1, TimeUnit.MINUTES)) {
                 throw new IOException("extraction writer threads did not stop within a minute");
@@ -94,17 +106,6 @@ final class ParallelFileWriter implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new InterruptedIOException("interrupted while stopping extraction writers");
-        }
-    }
-
-    private static void await(Future<?> write, String name) throws IOException {
-        try {
-            write.get();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new InterruptedIOException("interrupted while waiting for " + name);
-        } catch (ExecutionException e) {
-            throw new IOException("writing " + name + " failed", e.getCause());
         }
     }
 

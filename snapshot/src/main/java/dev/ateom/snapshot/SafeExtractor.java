@@ -2,57 +2,73 @@ package dev.ateom.snapshot;
 
 import com.sun.jna.LastErrorException;
 import java.io.IOException;
+import java.io.InputStream;
 import java.lang.System.Logger.Level;
-import java.nio.ByteBuffer;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
-import java.nio.file.attribute.BasicFileAttributeView;
-import java.nio.file.attribute.FileTime;
-import java.nio.file.attribute.UserDefinedFileAttributeView;
-import java.util.ArrayList;
-import java.util.HashMap;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ThreadLocalRandom;
-import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
-import org.apache.commons.compress.archivers.tar.TarArchiveInputStream;
-import org.apache.commons.compress.archivers.tar.TarConstants;
 
 /**
  * Extracts a tar archive into a directory that appears only when complete: everything goes into a
  * fresh sibling temp dir, which is renamed to the target at the end (or exchanged with it), and is
  * deleted on any failure. Entries that could escape the tree or create special files are refused
- * with the entry named; since the temp dir is new and only this code writes into it, tracking what
- * was extracted is enough to know that no parent is a symlink.
+ * with the entry named.
+ * <p>
+ * Everything is created relative to directory descriptors ({@link DirectoryChain}) with byte names,
+ * never by path: only one name's length limits the tree, and no name is decoded. The filesystem is
+ * the record of what was extracted (the temp dir is new and only this code writes into it): a name
+ * that exists already is a collision, a parent that cannot be opened as a directory without
+ * following a symlink is refused. So nothing is kept per entry and memory stays bounded whatever the
+ * archive holds. A directory's mode and mtime are set when the walk leaves it (children change its
+ * mtime); an archive that comes back into a directory it left (ours never does) may leave that
+ * directory's mtime at extraction time.
  */
 final class SafeExtractor {
     private static final System.Logger LOG = System.getLogger(SafeExtractor.class.getName());
-    private static final LinkOption[] NO_FOLLOW = {LinkOption.NOFOLLOW_LINKS};
     private static final int BUFFER = 1 << 20;
     /** Temp trees are named {@code .<target name>.extract-<random>} beside the target. */
     static final String TEMP_INFIX = ".extract-";
     private static final long PROGRESS_EVERY_BYTES = 16L << 20;
+    /** Directories an archive implies without listing them (ours never does) get tar's default mode. */
+    private static final int IMPLICIT_DIRECTORY_MODE = 0755;
 
-    private enum Kind { DIRECTORY, IMPLICIT_DIRECTORY, FILE, SYMLINK }
+    private record Attributes(int mode, long uid, long gid, long mtimeSeconds, int mtimeNanos) {
+        static Attributes of(TarEntry entry) {
+            long[] mtime = ArchiveFormat.mtime(entry);
+            return new Attributes(entry.mode() & 07777, entry.uid(), entry.gid(), mtime[0], (int) mtime[1]);
+        }
 
-    private record Attributes(int mode, long uid, long gid, FileTime mtime) {
-        static Attributes of(TarArchiveEntry entry) {
-            return new Attributes(entry.getMode() & 07777, entry.getLongUserId(), entry.getLongGroupId(), ArchiveFormat.mtime(entry));
+        void applyTo(int fd) throws IOException {
+            At.setOwnerModeAndMtime(fd, uid, gid, mode, mtimeSeconds, mtimeNanos);
         }
     }
 
-    private record DeferredDirectory(Path path, Attributes attributes) {
+    /** Per open directory: the attributes its own entry asked for, set when the walk leaves it. */
+    private static final class Pending {
+        Attributes attributes;
+
+        Pending(Attributes attributes) {
+            this.attributes = attributes;
+        }
     }
 
+    private static final DirectoryChain.Leaving<Pending> APPLY = (fd, pending) -> {
+        if (pending.attributes != null) {
+            pending.attributes.applyTo(fd);
+        }
+    };
+
     private final ExtractOptions options;
-    private final Map<String, Kind> extracted = new HashMap<>();
-    private final List<DeferredDirectory> directories = new ArrayList<>();
     private final byte[] buffer = new byte[BUFFER];
-    private Path tree;
+    private DirectoryChain<Pending> chain;
     private ParallelFileWriter writers;
     private long entries;
     private long contentBytes;
@@ -65,36 +81,42 @@ final class SafeExtractor {
     ArchiveSummary extract(Path archive, Path target) throws IOException {
         Path absoluteTarget = target.toAbsolutePath().normalize();
         Path parent = absoluteTarget.getParent();
-        boolean targetExists = Files.exists(absoluteTarget, NO_FOLLOW);
+        boolean targetExists = Files.exists(absoluteTarget, LinkOption.NOFOLLOW_LINKS);
         if (targetExists && !options.replaceExisting()) {
             throw new FileAlreadyExistsException(absoluteTarget.toString(), null, "extraction target exists");
         }
-        if (targetExists && !Files.isDirectory(absoluteTarget, NO_FOLLOW)) {
+        if (targetExists && !Files.isDirectory(absoluteTarget, LinkOption.NOFOLLOW_LINKS)) {
             throw new IOException("extraction target " + absoluteTarget + " exists and is not a directory");
         }
-        tree = parent.resolve("." + absoluteTarget.getFileName() + TEMP_INFIX + Long.toHexString(ThreadLocalRandom.current().nextLong()));
+        Path tree = parent.resolve("." + absoluteTarget.getFileName() + TEMP_INFIX + Long.toHexString(ThreadLocalRandom.current().nextLong()));
         Files.createDirectory(tree);
         boolean done = false;
         try {
-            try (TarArchiveInputStream in = ArchiveReader.open(archive); ParallelFileWriter writers = new ParallelFileWriter()) {
-                this.writers = writers;
-                TarArchiveEntry entry;
-                while ((entry = in.getNextEntry()) != null) {
-                    extractEntry(entry, in);
+            try (TarInput in = ArchiveReader.open(archive);
+                 DirectoryChain<Pending> walk = new DirectoryChain<>(At.openDirectory(tree), new Pending(null));
+                 ParallelFileWriter parallel = new ParallelFileWriter()) {
+                chain = walk;
+                writers = parallel;
+                TarEntry entry;
+                while ((entry = in.next()) != null) {
+                    if (entries == options.maxEntries()) {
+                        throw new UnsafeArchiveEntryException(ByteNames.display(entry.name()),
+                                "the archive holds more than the " + options.maxEntries() + " entries its manifest lists");
+                    }
+                    extractEntry(entry, in.content());
                     entries++;
                     options.progress().onProgress(contentBytes, entries);
                 }
-                writers.awaitAll(); // before directory mtimes: creating files changes them
-            }
-            for (int i = directories.size() - 1; i >= 0; i--) {
-                applyAttributes(directories.get(i).path(), directories.get(i).attributes(), false);
-            }
-            if (options.syncToDisk()) {
-                try (NativeFile dir = NativeFile.openDirectory(tree)) {
-                    dir.syncFilesystem();
+                writers.awaitAll();
+                while (chain.depth() > 0) {
+                    chain.pop(APPLY);
+                }
+                APPLY.leave(chain.fd(), chain.state());
+                if (options.syncToDisk()) {
+                    NativeFile.adopt(chain.fd(), tree.toString()).syncFilesystem(); // the chain closes the descriptor
                 }
             }
-            moveIntoPlace(absoluteTarget, targetExists);
+            moveIntoPlace(tree, absoluteTarget, targetExists);
             done = true;
         } finally {
             if (!done) {
@@ -104,7 +126,7 @@ final class SafeExtractor {
         return new ArchiveSummary(entries, contentBytes, 0);
     }
 
-    private void moveIntoPlace(Path target, boolean targetExists) throws IOException {
+    private static void moveIntoPlace(Path tree, Path target, boolean targetExists) throws IOException {
         if (!targetExists) {
             Files.move(tree, target, StandardCopyOption.ATOMIC_MOVE);
         } else {
@@ -124,146 +146,240 @@ final class SafeExtractor {
         Fsync.directory(target.getParent());
     }
 
-    private void extractEntry(TarArchiveEntry entry, TarArchiveInputStream in) throws IOException {
-        String raw = entry.getName();
-        String name = EntryName.normalize(raw);
-        byte type = entry.getLinkFlag();
-        boolean directory = type == TarConstants.LF_DIR
-                || (raw.endsWith("/") && (type == TarConstants.LF_NORMAL || type == TarConstants.LF_OLDNORM));
-        if (name.isEmpty()) {
+    private void extractEntry(TarEntry entry, InputStream content) throws IOException {
+        String raw = ByteNames.display(entry.name());
+        EntryName name = EntryName.parse(entry.name());
+        boolean directory = entry.isDirectory();
+        if (name.isRoot()) {
             if (!directory) {
                 throw new UnsafeArchiveEntryException(raw, "the archive root must be a directory");
             }
-            if (extracted.put("", Kind.DIRECTORY) != null) {
-                throw new UnsafeArchiveEntryException(raw, "archive root appears twice");
+            while (chain.depth() > 0) {
+                chain.pop(APPLY);
             }
-            applyXattrs(tree, entry);
-            directories.add(new DeferredDirectory(tree, Attributes.of(entry)));
+            applyXattrs(chain.fd(), entry);
+            chain.state().attributes = Attributes.of(entry);
             return;
         }
-        Kind existing = extracted.get(name);
-        if (existing != null && !(existing == Kind.IMPLICIT_DIRECTORY && directory)) {
-            throw new UnsafeArchiveEntryException(raw, "collides with an earlier entry named '" + name + "' after normalisation");
-        }
-        ensureParents(raw, name);
-        Path path = tree.resolve(name);
+        enterParent(name, raw);
+        int parentFd = chain.fd();
+        byte[] last = name.last();
         if (directory) {
-            if (existing == null) {
-                Files.createDirectory(path);
+            makeDirectory(parentFd, last, name, raw);
+            int fd = At.openDirectory(parentFd, last);
+            try {
+                applyXattrs(fd, entry);
+            } catch (IOException | RuntimeException e) {
+                At.close(fd);
+                throw e;
             }
-            extracted.put(name, Kind.DIRECTORY);
-            applyXattrs(path, entry);
-            directories.add(new DeferredDirectory(path, Attributes.of(entry)));
+            chain.push(last, fd, new Pending(Attributes.of(entry)));
             return;
         }
-        switch (type) {
-            case TarConstants.LF_NORMAL, TarConstants.LF_OLDNORM, TarConstants.LF_CONTIG, TarConstants.LF_GNUTYPE_SPARSE -> {
-                extracted.put(name, Kind.FILE);
-                writeRegular(entry, in, name, path, raw);
-            }
-            case TarConstants.LF_SYMLINK -> {
-                if (entry.getLinkName().isEmpty()) {
+        switch (entry.type()) {
+            case TarEntry.FILE, TarEntry.OLD_FILE, TarEntry.CONTIGUOUS -> writeRegular(entry, content, parentFd, name, raw);
+            case TarEntry.SYMLINK -> {
+                if (entry.linkName().length == 0) {
                     throw new UnsafeArchiveEntryException(raw, "symlink with an empty target");
                 }
-                Files.createSymbolicLink(path, Path.of(entry.getLinkName()));
-                extracted.put(name, Kind.SYMLINK);
-                applyAttributes(path, Attributes.of(entry), true);
-            }
-            case TarConstants.LF_LINK -> {
-                String linkTarget = normalizeLinkTarget(raw, entry.getLinkName());
-                if (extracted.get(linkTarget) != Kind.FILE) {
-                    throw new UnsafeArchiveEntryException(raw, "hard link target '" + entry.getLinkName()
-                            + "' is not a regular file extracted earlier");
+                if (indexOfNul(entry.linkName()) >= 0) {
+                    throw new UnsafeArchiveEntryException(raw, "NUL in the symlink target");
                 }
-                writers.awaitFile(linkTarget);
-                Files.createLink(path, tree.resolve(linkTarget));
-                extracted.put(name, Kind.FILE);
+                try {
+                    At.symlink(entry.linkName(), parentFd, last);
+                } catch (NativeCallException e) {
+                    throw collisionOr(e, name, raw);
+                }
+                Attributes attributes = Attributes.of(entry);
+                At.setSymlinkOwnerAndMtime(parentFd, last, attributes.uid(), attributes.gid(), attributes.mtimeSeconds(), attributes.mtimeNanos());
             }
-            case TarConstants.LF_CHR -> throw new UnsafeArchiveEntryException(raw, "character device node");
-            case TarConstants.LF_BLK -> throw new UnsafeArchiveEntryException(raw, "block device node");
-            case TarConstants.LF_FIFO -> throw new UnsafeArchiveEntryException(raw, "fifo");
-            default -> throw new UnsafeArchiveEntryException(raw, "unsupported entry type '" + (char) type + "'");
+            case TarEntry.HARD_LINK -> linkHard(entry, parentFd, name, raw);
+            case TarEntry.CHAR_DEVICE -> throw new UnsafeArchiveEntryException(raw, "character device node");
+            case TarEntry.BLOCK_DEVICE -> throw new UnsafeArchiveEntryException(raw, "block device node");
+            case TarEntry.FIFO -> throw new UnsafeArchiveEntryException(raw, "fifo");
+            default -> throw new UnsafeArchiveEntryException(raw, "unsupported entry type '" + (char) entry.type() + "'");
         }
     }
 
-    private static String normalizeLinkTarget(String raw, String linkName) throws UnsafeArchiveEntryException {
+    private static int indexOfNul(byte[] bytes) {
+        for (int i = 0; i < bytes.length; i++) {
+            if (bytes[i] == 0) {
+                return i;
+            }
+        }
+        return -1;
+    }
+
+    /**
+     * Moves the chain to the entry's parent: leaves directories that are not its ancestors, then opens
+     * (or creates, when the archive implies them) the rest. A parent that is a symlink or a file is refused.
+     */
+    private void enterParent(EntryName name, String raw) throws IOException {
+        List<byte[]> segments = name.segments();
+        int parentDepth = segments.size() - 1;
+        int common = 0;
+        while (common < chain.depth() && common < parentDepth && Arrays.equals(chain.name(common + 1), segments.get(common))) {
+            common++;
+        }
+        while (chain.depth() > common) {
+            chain.pop(APPLY);
+        }
+        for (int i = common; i < parentDepth; i++) {
+            byte[] segment = segments.get(i);
+            int fd;
+            try {
+                fd = At.openDirectory(chain.fd(), segment);
+            } catch (NativeCallException e) {
+                if (e.errno() == LibC.ENOENT) {
+                    At.mkdir(chain.fd(), segment, IMPLICIT_DIRECTORY_MODE);
+                    fd = At.openDirectory(chain.fd(), segment);
+                } else if (e.errno() == LibC.ELOOP || e.errno() == LibC.ENOTDIR) {
+                    FileStatus status = At.stat(chain.fd(), segment);
+                    if (status.type() == FileType.SYMLINK) {
+                        throw new UnsafeArchiveEntryException(raw, "would pass through the symlink '" + name.display(i + 1) + "'");
+                    }
+                    throw new UnsafeArchiveEntryException(raw, "parent '" + name.display(i + 1) + "' is not a directory");
+                } else {
+                    throw e;
+                }
+            }
+            chain.push(segment, fd, new Pending(null));
+        }
+    }
+
+    private static void makeDirectory(int parentFd, byte[] last, EntryName name, String raw) throws IOException {
         try {
-            return EntryName.normalize(linkName);
-        } catch (UnsafeArchiveEntryException e) {
-            throw new UnsafeArchiveEntryException(raw, "hard link target '" + linkName + "': " + e.getMessage());
+            At.mkdir(parentFd, last, 0700);
+        } catch (NativeCallException e) {
+            if (e.errno() != LibC.EEXIST || !At.stat(parentFd, last).isDirectory()) {
+                throw collisionOr(e, name, raw);
+            }
+            // listed again, or implied by an earlier entry: its attributes are set when the walk leaves it
         }
     }
 
-    /** Creates missing parents; refuses a parent that is a symlink or a file. */
-    private void ensureParents(String raw, String name) throws IOException {
-        int slash = -1;
-        while ((slash = name.indexOf('/', slash + 1)) >= 0) {
-            String ancestor = name.substring(0, slash);
-            Kind kind = extracted.get(ancestor);
-            if (kind == null) {
-                Files.createDirectory(tree.resolve(ancestor));
-                extracted.put(ancestor, Kind.IMPLICIT_DIRECTORY);
-            } else if (kind == Kind.SYMLINK) {
-                throw new UnsafeArchiveEntryException(raw, "would pass through the symlink '" + ancestor + "'");
-            } else if (kind == Kind.FILE) {
-                throw new UnsafeArchiveEntryException(raw, "parent '" + ancestor + "' is not a directory");
+    private static IOException collisionOr(NativeCallException e, EntryName name, String raw) {
+        if (e.errno() == LibC.EEXIST) {
+            return new UnsafeArchiveEntryException(raw, "collides with an earlier entry named '" + name.display() + "' after normalisation");
+        }
+        return e;
+    }
+
+    /** A hard link to a regular file extracted earlier, found without following symlinks. */
+    private void linkHard(TarEntry entry, int parentFd, EntryName name, String raw) throws IOException {
+        EntryName target;
+        try {
+            target = EntryName.parse(entry.linkName());
+        } catch (UnsafeArchiveEntryException e) {
+            throw new UnsafeArchiveEntryException(raw, "hard link target '" + ByteNames.display(entry.linkName()) + "': " + e.getMessage());
+        }
+        UnsafeArchiveEntryException notExtracted = new UnsafeArchiveEntryException(raw, "hard link target '"
+                + ByteNames.display(entry.linkName()) + "' is not a regular file extracted earlier");
+        if (target.isRoot()) {
+            throw notExtracted;
+        }
+        int dirFd = chain.rootFd();
+        try {
+            for (int i = 0; i < target.segments().size() - 1; i++) {
+                int next;
+                try {
+                    next = At.openDirectory(dirFd, target.segments().get(i));
+                } catch (NativeCallException e) {
+                    throw notExtracted;
+                }
+                if (dirFd != chain.rootFd()) {
+                    At.close(dirFd);
+                }
+                dirFd = next;
+            }
+            FileStatus status;
+            try {
+                status = At.stat(dirFd, target.last());
+            } catch (NativeCallException e) {
+                throw notExtracted;
+            }
+            if (!status.isRegularFile()) {
+                throw notExtracted;
+            }
+            try {
+                At.link(dirFd, target.last(), parentFd, name.last());
+            } catch (NativeCallException e) {
+                throw collisionOr(e, name, raw);
+            }
+        } finally {
+            if (dirFd != chain.rootFd()) {
+                At.close(dirFd);
             }
         }
     }
 
     /**
      * One descriptor for content, owner, mode and mtime: the per-file cost dominates trees of small
-     * files. Small dense files are handed to the writer threads with their content; big and sparse
-     * ones are streamed here.
+     * files. The file is created here (so a collision is found in archive order); small dense files are
+     * then handed with their content and descriptor to the writer threads, big and sparse ones are
+     * streamed here.
      */
-    private void writeRegular(TarArchiveEntry entry, TarArchiveInputStream in, String name, Path path, String raw) throws IOException {
-        Map<String, String> pax = entry.getExtraPaxHeaders();
-        String map = pax.get(ArchiveFormat.SPARSE_MAP);
+    private void writeRegular(TarEntry entry, InputStream content, int parentFd, EntryName name, String raw) throws IOException {
+        Map<String, byte[]> extensions = entry.extensions();
+        byte[] map = extensions.get(ArchiveFormat.SPARSE_MAP);
         Attributes attributes = Attributes.of(entry);
-        long size = entry.isSparse() ? entry.getRealSize() : entry.getSize();
+        long size = entry.size();
+        int fd;
+        try {
+            fd = At.createFile(parentFd, name.last());
+        } catch (NativeCallException e) {
+            throw collisionOr(e, name, raw);
+        }
         if (map == null && size <= ParallelFileWriter.MAX_FILE_BYTES) {
-            byte[] content = in.readNBytes((int) size);
-            if (content.length != size) {
-                throw new IOException("archive entry '" + raw + "' ended after " + content.length + " of " + size + " bytes");
+            byte[] data;
+            try {
+                data = content.readNBytes((int) size);
+            } catch (IOException | RuntimeException e) {
+                At.close(fd);
+                throw e;
             }
-            countContent(content.length);
-            writers.submit(name, content.length, () -> {
-                try (NativeFile out = NativeFile.createNew(path)) {
-                    out.writeFully(content, content.length, 0);
-                    out.setOwnerModeAndMtime(attributes.uid(), attributes.gid(), attributes.mode(), attributes.mtime());
-                }
-                applyXattrs(path, entry);
-            });
+            if (data.length != size) {
+                At.close(fd);
+                throw new IOException("archive entry '" + raw + "' ended after " + data.length + " of " + size + " bytes");
+            }
+            countContent(data.length);
+            NativeFile out = NativeFile.adopt(fd, raw);
+            writers.submit(raw, data.length, () -> {
+                out.writeFully(data, data.length, 0);
+                attributes.applyTo(fd);
+                applyXattrs(fd, entry);
+            }, out::close);
             return;
         }
-        try (NativeFile out = NativeFile.createNew(path)) {
+        try (NativeFile out = NativeFile.adopt(fd, raw)) {
             if (map == null) {
-                copy(in, out, 0, size, raw);
+                copy(content, out, 0, size, raw);
             } else {
-                long realSize = parseRealSize(raw, pax.get(ArchiveFormat.SPARSE_REALSIZE));
-                for (Extent extent : ArchiveFormat.decodeMap(raw, map, realSize, entry.getSize())) {
-                    copy(in, out, extent.offset(), extent.length(), raw);
+                long realSize = parseRealSize(raw, extensions.get(ArchiveFormat.SPARSE_REALSIZE));
+                for (Extent extent : ArchiveFormat.decodeMap(raw, new String(map, StandardCharsets.US_ASCII), realSize, size)) {
+                    copy(content, out, extent.offset(), extent.length(), raw);
                 }
                 out.truncate(realSize); // the tail after the last extent becomes a hole
             }
-            out.setOwnerModeAndMtime(attributes.uid(), attributes.gid(), attributes.mode(), attributes.mtime());
+            attributes.applyTo(fd);
+            applyXattrs(fd, entry);
         }
-        applyXattrs(path, entry);
     }
 
-    private static long parseRealSize(String raw, String value) throws UnsafeArchiveEntryException {
+    private static long parseRealSize(String raw, byte[] value) throws UnsafeArchiveEntryException {
+        String text = value == null ? "" : new String(value, StandardCharsets.US_ASCII);
         try {
-            long size = Long.parseLong(value == null ? "" : value);
+            long size = Long.parseLong(text);
             if (size < 0) {
                 throw new NumberFormatException("negative");
             }
             return size;
         } catch (NumberFormatException e) {
-            throw new UnsafeArchiveEntryException(raw, "sparse entry with a bad real size '" + value + "'");
+            throw new UnsafeArchiveEntryException(raw, "sparse entry with a bad real size '" + text + "'");
         }
     }
 
-    private void copy(TarArchiveInputStream in, NativeFile out, long position, long length, String raw) throws IOException {
+    private void copy(InputStream in, NativeFile out, long position, long length, String raw) throws IOException {
         long done = 0;
         while (done < length) {
             int read = in.readNBytes(buffer, 0, (int) Math.min(buffer.length, length - done));
@@ -284,32 +400,22 @@ final class SafeExtractor {
         }
     }
 
-    private static void applyAttributes(Path path, Attributes attributes, boolean symlink) throws IOException {
-        // chown before chmod: chown clears setuid/setgid
-        Files.setAttribute(path, "unix:uid", (int) attributes.uid(), NO_FOLLOW);
-        Files.setAttribute(path, "unix:gid", (int) attributes.gid(), NO_FOLLOW);
-        if (!symlink) {
-            Files.setAttribute(path, "unix:mode", attributes.mode(), NO_FOLLOW);
+    private static void applyXattrs(int fd, TarEntry entry) throws IOException {
+        if (entry.extensions().isEmpty()) {
+            return;
         }
-        Files.getFileAttributeView(path, BasicFileAttributeView.class, NO_FOLLOW).setTimes(attributes.mtime(), null, null);
-    }
-
-    private static void applyXattrs(Path path, TarArchiveEntry entry) throws IOException {
-        UserDefinedFileAttributeView view = null;
-        for (Map.Entry<String, String> header : entry.getExtraPaxHeaders().entrySet()) {
-            Optional<Map.Entry<String, byte[]>> xattr = ArchiveFormat.decodeXattr(header.getKey(), header.getValue());
+        for (Map.Entry<String, byte[]> record : entry.extensions().entrySet()) {
+            Optional<Map.Entry<byte[], byte[]>> xattr = ArchiveFormat.decodeXattr(record.getKey(), record.getValue());
             if (xattr.isEmpty()) {
                 continue;
             }
-            String name = xattr.get().getKey();
-            if (!name.startsWith("user.")) {
-                LOG.log(Level.WARNING, "not restored: xattr {0} of {1} (only user.* xattrs are restored)", name, entry.getName());
+            byte[] name = xattr.get().getKey();
+            if (!ByteNames.display(name).startsWith("user.")) {
+                LOG.log(Level.WARNING, "not restored: xattr {0} of {1} (only user.* xattrs are restored)",
+                        ByteNames.display(name), ByteNames.display(entry.name()));
                 continue;
             }
-            if (view == null) {
-                view = Files.getFileAttributeView(path, UserDefinedFileAttributeView.class, NO_FOLLOW);
-            }
-            view.write(name.substring("user.".length()), ByteBuffer.wrap(xattr.get().getValue()));
+            At.setXattr(fd, name, xattr.get().getValue());
         }
     }
 }

@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Path;
-import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
@@ -17,7 +16,7 @@ final class Sha256 {
     static String of(Path file) throws IOException {
         MessageDigest digest = newDigest();
         ByteBuffer buffer = ByteBuffer.allocate(1 << 20);
-        try (FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
+        try (FileChannel channel = SafeOpen.regularFile(file)) {
             while (channel.read(buffer.clear()) >= 0) {
                 digest.update(buffer.array(), 0, buffer.position());
             }

@@ -67,7 +67,11 @@ public final class SnapshotInspector {
                 apparent + manifestSize, allocated + manifestSize);
     }
 
-    /** Hashes every file against the manifest, looks for extra files, and reads durable.tar to its end. */
+    /**
+     * Hashes every file against the manifest (only the snapshot's own file names, opened as regular
+     * files without following links), looks for extra files, and reads durable.tar to its end with
+     * the entry rules extraction applies: no problems means a restore will work.
+     */
     public static Verification verify(Snapshot snapshot) throws IOException {
         SnapshotLayout layout = snapshot.layout();
         List<String> problems = new ArrayList<>(unexpectedFiles(layout));
@@ -78,6 +82,9 @@ public final class SnapshotInspector {
             }
         }
         for (Manifest.FileEntry file : snapshot.manifest().files()) {
+            if (!SnapshotLayout.CONTENT_FILES.contains(file.path())) {
+                continue; // reported above: never resolved, whatever it names
+            }
             Path path = layout.directory().resolve(file.path());
             if (!Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
                 problems.add(file.path() + " is missing");
@@ -95,12 +102,19 @@ public final class SnapshotInspector {
                         + ", the manifest says " + file.sha256());
             }
         }
+        try {
+            SnapshotStore.requireKnownFiles(snapshot.id(), snapshot.manifest());
+        } catch (SnapshotFormatException e) {
+            problems.add(e.getMessage());
+        }
         long entries = 0;
         try {
-            entries = DurableArchive.scan(layout.durableArchive(), DurableArchive.EntryVisitor.NONE).entries();
+            entries = ArchiveEntryRules.check(layout.durableArchive(), snapshot.manifest().durableArchive().entries());
             if (entries != snapshot.manifest().durableArchive().entries()) {
                 problems.add("durable.tar has " + entries + " entries, the manifest says " + snapshot.manifest().durableArchive().entries());
             }
+        } catch (UnsafeArchiveEntryException e) {
+            problems.add("durable.tar would not extract: " + e.getMessage());
         } catch (IOException | RuntimeException e) {
             problems.add("durable.tar cannot be read to its end: " + e.getMessage());
         }

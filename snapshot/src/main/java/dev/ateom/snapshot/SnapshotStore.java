@@ -107,6 +107,10 @@ public final class SnapshotStore {
         if (!manifest.snapshotId().equals(snapshotId)) {
             throw new SnapshotFormatException("snapshot dir " + layout.directory() + " holds the manifest of " + manifest.snapshotId());
         }
+        requireKnownFiles(snapshotId, manifest);
+        if (!Files.isDirectory(layout.chvDirectory(), LinkOption.NOFOLLOW_LINKS)) {
+            throw new SnapshotFormatException("snapshot " + snapshotId + ": " + SnapshotLayout.CHV_DIR + " is not a directory");
+        }
         for (Manifest.FileEntry file : manifest.files()) {
             Path path = layout.directory().resolve(file.path());
             if (!Files.isRegularFile(path, LinkOption.NOFOLLOW_LINKS)) {
@@ -118,6 +122,41 @@ public final class SnapshotStore {
             }
         }
         return Optional.of(new Snapshot(snapshotId, layout, manifest));
+    }
+
+    /**
+     * Like {@link #get}, but a snapshot that cannot be used is answered with the reason instead of
+     * an exception, so one corrupt snapshot never hides the others.
+     *
+     * @return empty when no snapshot dir of that id exists
+     */
+    public Optional<StoredSnapshot> read(String snapshotId) {
+        try {
+            return get(snapshotId).map(StoredSnapshot::usable);
+        } catch (IOException | RuntimeException e) {
+            return Optional.of(StoredSnapshot.unusable(snapshotId, e.getMessage()));
+        }
+    }
+
+    /** Every committed snapshot dir, sorted by id, usable or not. */
+    public List<StoredSnapshot> readAll() throws IOException {
+        List<StoredSnapshot> all = new ArrayList<>();
+        for (String id : list()) {
+            read(id).ifPresent(all::add);
+        }
+        return all;
+    }
+
+    /**
+     * The manifest lists exactly the snapshot's own files, each once: a path it names is only ever
+     * one of those fixed names inside the snapshot dir (never {@code ../..} or anything else).
+     */
+    static void requireKnownFiles(String snapshotId, Manifest manifest) throws SnapshotFormatException {
+        List<String> paths = manifest.files().stream().map(Manifest.FileEntry::path).toList();
+        if (paths.size() != SnapshotLayout.CONTENT_FILES.size() || !paths.containsAll(SnapshotLayout.CONTENT_FILES)) {
+            throw new SnapshotFormatException("snapshot " + snapshotId + ": the manifest must list exactly "
+                    + SnapshotLayout.CONTENT_FILES + ", it lists " + paths);
+        }
     }
 
     /** Removes a snapshot (hidden by one rename first, so a crash never leaves half of it visible). */

@@ -14,7 +14,7 @@ final class SparseCopy {
     /** Copies source to target (which must not exist), same size and holes. */
     static void copy(Path source, Path target) throws IOException {
         try (NativeFile nativeSource = NativeFile.openReadOnly(source);
-             FileChannel from = FileChannel.open(source, StandardOpenOption.READ);
+             FileChannel from = SafeOpen.regularFile(source);
              FileChannel to = FileChannel.open(target, StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE)) {
             long size = from.size();
             for (Extent extent : nativeSource.dataExtents()) {

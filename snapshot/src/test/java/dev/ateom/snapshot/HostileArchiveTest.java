@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.List;
+import java.util.stream.IntStream;
 import java.util.stream.Stream;
 import org.apache.commons.compress.archivers.tar.TarArchiveEntry;
 import org.apache.commons.compress.archivers.tar.TarArchiveOutputStream;
@@ -113,6 +114,18 @@ class HostileArchiveTest {
                 .isInstanceOf(UnsafeArchiveEntryException.class);
         assertThat(target.resolve("keep")).hasContent("old");
         assertThat(target.resolve("fine")).doesNotExist();
+    }
+
+    @Test
+    void moreEntriesThanTheManifestListsAreRefusedAndNothingIsLeft() throws IOException {
+        Path archive = temp.resolve("many.tar");
+        write(archive, IntStream.range(0, 50).mapToObj(i -> Item.file("f" + i)).toList());
+        Path target = temp.resolve("target");
+        assertThatThrownBy(() -> DurableArchive.extract(archive, target, ExtractOptions.DEFAULT.withMaxEntries(20)))
+                .isInstanceOfSatisfying(UnsafeArchiveEntryException.class, e -> assertThat(e.entryName()).isEqualTo("f20"))
+                .hasMessageContaining("more than the 20 entries its manifest lists");
+        assertNothingWritten(target);
+        assertThat(DurableArchive.extract(archive, target, ExtractOptions.DEFAULT.withMaxEntries(50)).entries()).isEqualTo(50);
     }
 
     @Test

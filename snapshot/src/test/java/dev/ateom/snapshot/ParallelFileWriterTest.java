@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import java.io.IOException;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 
 class ParallelFileWriterTest {
@@ -21,7 +22,7 @@ class ParallelFileWriterTest {
     }
 
     @Test
-    void awaitFileWaitsForThatWrite() throws Exception {
+    void awaitAllWaitsForEveryWrite() throws Exception {
         CountDownLatch release = new CountDownLatch(1);
         AtomicBoolean written = new AtomicBoolean();
         try (ParallelFileWriter writers = new ParallelFileWriter()) {
@@ -37,11 +38,32 @@ class ParallelFileWriterTest {
                 sleep(100);
                 release.countDown();
             });
-            writers.awaitFile("slow");
+            writers.awaitAll();
             assertThat(written).isTrue();
             releaser.join();
-            writers.awaitFile("never-submitted"); // nothing to wait for
+            writers.awaitAll(); // nothing left to wait for
         }
+    }
+
+    @Test
+    void writesThatNeverRunStillReleaseWhatTheyHold() throws Exception {
+        CountDownLatch started = new CountDownLatch(3);
+        CountDownLatch block = new CountDownLatch(1);
+        AtomicInteger released = new AtomicInteger();
+        ParallelFileWriter writers = new ParallelFileWriter();
+        for (int i = 0; i < 6; i++) {
+            writers.submit("f" + i, 1, () -> {
+                started.countDown();
+                try {
+                    block.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }, released::incrementAndGet);
+        }
+        started.await();
+        writers.close();
+        assertThat(released).hasValue(6);
     }
 
     @Test

@@ -30,6 +30,7 @@ class VirtiofsdArgvTest {
                 "--sandbox=namespace",
                 "--thread-pool-size=0",
                 "--log-level=info",
+                "--modcaps=-mknod:-setfcap",
                 "--readonly");
     }
 
@@ -46,7 +47,8 @@ class VirtiofsdArgvTest {
                 "--migration-on-error=abort",
                 "--sandbox=namespace",
                 "--thread-pool-size=0",
-                "--log-level=info");
+                "--log-level=info",
+                "--modcaps=-mknod:-setfcap");
         assertThat(argv).noneMatch(a -> a.startsWith("--writeback") || a.startsWith("--readonly"));
     }
 
@@ -63,7 +65,15 @@ class VirtiofsdArgvTest {
                 "--sandbox=namespace",
                 "--thread-pool-size=0",
                 "--log-level=info",
+                "--modcaps=-mknod:-setfcap",
                 "--readonly");
+    }
+
+    /** A root guest must not plant device nodes or file capabilities on the host through any share. */
+    @ParameterizedTest
+    @EnumSource(ShareKind.class)
+    void everyShareDropsMknodAndSetfcap(ShareKind kind) {
+        assertThat(VirtiofsdArgv.of(BINARY, spec(kind))).contains("--modcaps=-mknod:-setfcap");
     }
 
     @Test

@@ -1,6 +1,7 @@
 package dev.ateom.microvm.api;
 
 import dev.ateom.microvm.http.RequestBodies;
+import dev.ateom.microvm.sandbox.EgressSpec;
 import dev.ateom.microvm.http.Responses;
 import dev.ateom.microvm.sandbox.ForkRequest;
 import dev.ateom.microvm.sandbox.SandboxManager;
@@ -12,7 +13,7 @@ import io.helidon.webserver.http.ServerResponse;
 
 import java.util.Map;
 
-/** {@code /v1/sandboxes}: create or clone, list, show, suspend, checkpoint, fork, resume, delete. */
+/** {@code /v1/sandboxes}: create or clone, list, show, suspend, checkpoint, fork, resume, delete, and a new egress policy. */
 public final class SandboxRoutes extends RouteTable {
     private final SandboxManager manager;
     private final RequestBodies bodies;
@@ -32,6 +33,8 @@ public final class SandboxRoutes extends RouteTable {
                 .post("/v1/sandboxes/{id}/fork", (req, res) -> Responses.json(res, 200,
                         manager.fork(id(req), bodies.readJson(req, ForkRequest.class))))
                 .post("/v1/sandboxes/{id}/resume", (req, res) -> Responses.json(res, 200, manager.resume(id(req))))
+                .put("/v1/sandboxes/{id}/network/egress", (req, res) ->
+                        Responses.json(res, 200, manager.replaceEgress(id(req), bodies.readJson(req, EgressSpec.class))))
                 .delete("/v1/sandboxes/{id}", this::delete);
     }
 

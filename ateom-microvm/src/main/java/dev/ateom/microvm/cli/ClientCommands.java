@@ -17,6 +17,7 @@ public final class ClientCommands {
         ateom.addSubcommand(new EventsCommand());
         ateom.addSubcommand(new SandboxCommands.Clone());
         ateom.addSubcommand(new SandboxCommands.Delete());
+        ateom.addSubcommand(new SandboxCommands.Egress());
         ateom.addSubcommand(new SnapshotCommands.List());
         ateom.addSubcommand(new SnapshotCommands.Inspect());
         ateom.addSubcommand(new SnapshotCommands.Delete());

@@ -28,6 +28,8 @@ final class DaemonClient {
 
     JsonNode post(String path, String jsonBody) { return send("POST", path, jsonBody); }
 
+    JsonNode put(String path, String jsonBody) { return send("PUT", path, jsonBody); }
+
     JsonNode delete(String path) { return send("DELETE", path, null); }
 
     /**

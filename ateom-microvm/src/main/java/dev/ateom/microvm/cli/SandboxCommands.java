@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Arrays;
 
 /** The sandbox subcommands of {@code ateom}. */
 final class SandboxCommands {
@@ -117,7 +118,10 @@ final class SandboxCommands {
                             share.path("socket").asText(), share.path("sharedDir").asText());
                 }
                 shares.print(out);
+                printNetwork(runtime.path("network"), out);
             }
+            JsonNode egress = s.path("spec").path("network").path("egress");
+            if (!egress.isMissingNode()) out.println("egress: allow " + egress.path("allow") + ", deny " + egress.path("deny"));
             if (s.hasNonNull("lastOperation")) out.println("last operation: " + s.get("lastOperation").asText());
             printTimings(s.path("lastTimingsMs"), out);
         }
@@ -156,6 +160,29 @@ final class SandboxCommands {
         }
     }
 
+    @Command(name = "egress", description = "Replace the egress policy of a sandbox with a network (at once when running).",
+            mixinStandardHelpOptions = true)
+    static final class Egress extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "<sandbox>") String id;
+        @Option(names = "--allow", paramLabel = "<cidr>", description = "An IPv4 network to allow (repeatable).") String[] allow;
+        @Option(names = "--deny", paramLabel = "<cidr>", description = "An IPv4 network to deny (repeatable).") String[] deny;
+
+        @Override
+        JsonNode call(DaemonClient client) {
+            ObjectNode body = new ObjectMapper().createObjectNode();
+            if (allow != null) Arrays.stream(allow).forEach(body.putArray("allow")::add);
+            if (deny != null) Arrays.stream(deny).forEach(body.putArray("deny")::add);
+            return client.put("/v1/sandboxes/" + id + "/network/egress", body.toString());
+        }
+
+        @Override
+        void printTable(JsonNode s, PrintStream out) {
+            JsonNode egress = s.path("spec").path("network").path("egress");
+            out.println(id + " egress: allow " + egress.path("allow") + ", deny " + egress.path("deny")
+                    + ("RUNNING".equals(s.path("state").asText()) ? " (in force)" : " (in force from the next resume)"));
+        }
+    }
+
     @Command(name = "rm", description = "Delete a sandbox (its snapshots are kept unless --snapshots).", mixinStandardHelpOptions = true)
     static final class Delete extends ClientCommand {
         @Parameters(index = "0", paramLabel = "<sandbox>") String id;
@@ -169,6 +196,16 @@ final class SandboxCommands {
 
         @Override
         void printTable(JsonNode result, PrintStream out) { out.println("deleted " + id); }
+    }
+
+    /** The slot, its addresses and the published ports of a running sandbox with a network. */
+    static void printNetwork(JsonNode network, PrintStream out) {
+        if (network.isMissingNode()) return;
+        out.println("network slot " + network.path("slot").asText() + ": guest " + network.path("guestAddress").asText()
+                + ", leaves as " + network.path("slotAddress").asText() + ", host side " + network.path("hostAddress").asText());
+        TextTable ports = new TextTable("GUEST PORT", "HOST");
+        for (JsonNode port : network.path("ports")) ports.row(port.path("guest").asInt(), "127.0.0.1:" + port.path("host").asInt());
+        if (!network.path("ports").isEmpty()) ports.print(out);
     }
 
     static String age(String isoInstant) {

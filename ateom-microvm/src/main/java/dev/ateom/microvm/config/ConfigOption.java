@@ -13,6 +13,10 @@ public enum ConfigOption {
     PORT_FILE("port-file", "", "If set, the daemon writes the port it listens on to this file once it accepts requests."),
     STATE_DIR("state-dir", "/var/lib/ateom", "Sandbox records, durable dirs, system-info volumes and snapshots."),
     RUN_DIR("run-dir", "/run/ateom", "Sockets, console logs and pid files. Keep it short: Unix socket paths are limited to 107 bytes."),
+    IMAGE_ROOTS("image-roots", "/var/lib/ateom-images",
+            "Comma-separated directories that kernel, initramfs and rootfs must lie in (after resolving symlinks). Empty refuses every create."),
+    HOST_DIRECTORY_ROOTS("host-directory-roots", "/var/lib/kubelet/pods",
+            "Comma-separated directories that hostDirectory volume sources must lie in (after resolving symlinks). Empty refuses them."),
     TOKEN_FILE("token-file", "", "Bearer token file (0600), created with a random token on first start. Default <state-dir>/api-token."),
     CLOUD_HYPERVISOR("cloud-hypervisor", "cloud-hypervisor", "Path of the cloud-hypervisor binary (looked up on PATH when not absolute)."),
     VIRTIOFSD("virtiofsd", "/usr/libexec/virtiofsd", "Path of the virtiofsd binary (>= 1.13, with --migration-mode)."),
@@ -22,6 +26,19 @@ public enum ConfigOption {
     CHILDREN_DIE_WITH_DAEMON("children-die-with-daemon", "true",
             "true: CHV and virtiofsd get SIGKILL when the daemon dies. false: they keep running and a restarted daemon adopts them."),
     MAX_PARALLEL_RESTORES("max-parallel-restores", "4", "Most clone restores a fork runs at once (each reads a memory image and starts CHV and virtiofsd)."),
+    NETWORK("network", "false", "true: sandboxes whose spec has a network get a network slot each (needs root and the nftables "
+            + "package). false: such sandboxes are refused (503)."),
+    NETWORK_POOL("network-pool", "100.72.0.0/16", "IPv4 network the slots' addresses come from, one /30 per running sandbox; "
+            + "must not overlap an address or route of the host."),
+    NETWORK_POOL_READY("network-pool-ready", "4", "Network slots kept built and waiting, so create, resume and clone do not wait for the kernel."),
+    NETWORK_MAX_PORTS("network-max-ports", "16", "Most published ports one sandbox may ask for."),
+    NETWORK_REUSE_DELAY("network-reuse-delay", "5", "Seconds a released slot's addresses rest before another sandbox gets them."),
+    NETWORK_PREFIX("network-prefix", "ateom", "Name prefix of the daemon's namespaces (<prefix>-s<n>), host veths (<prefix>-h<n>) "
+            + "and nftables table; everything with it that no sandbox owns is removed at start."),
+    NETWORK_ROUTED_INTERFACES("network-routed-interfaces", "", "Comma-separated host interfaces whose peers route the pool back: "
+            + "sandbox traffic leaving through them keeps its slot address instead of being masqueraded."),
+    NETWORK_HOST_NAMESPACE("network-host-namespace", "", "Named network namespace that plays the host for the slots (tests); "
+            + "empty: the daemon's own."),
     LOG_LEVEL("log-level", "INFO", "One of ERROR, WARNING, INFO, DEBUG, TRACE. Logs are JSON lines on stderr."),
     CONFIG("config", "/etc/ateom/ateom.yaml", "YAML file with any of these keys (flag names); missing file is fine unless named explicitly.");
 

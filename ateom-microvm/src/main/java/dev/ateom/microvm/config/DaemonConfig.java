@@ -1,15 +1,24 @@
 package dev.ateom.microvm.config;
 
+import dev.ateom.network.NetworkConfig;
+
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 
-/** The daemon's resolved settings; see {@link ConfigOption} for each one's meaning and default. */
+/**
+ * The daemon's resolved settings; see {@link ConfigOption} for each one's meaning and default. {@code network} is
+ * null when networking is off. {@code imageRoots} and {@code hostDirectoryRoots} are absolute and normalized; empty
+ * lists allow nothing.
+ */
 public record DaemonConfig(
         String listenHost,
         int port,
         Path portFile,
         Path stateDir,
         Path runDir,
+        List<Path> imageRoots,
+        List<Path> hostDirectoryRoots,
         Path tokenFile,
         Path cloudHypervisor,
         Path virtiofsd,
@@ -18,7 +27,13 @@ public record DaemonConfig(
         long maxRequestBytes,
         boolean childrenDieWithDaemon,
         String logLevel,
-        int maxParallelRestores) {
+        int maxParallelRestores,
+        NetworkConfig network) {
+
+    public DaemonConfig {
+        imageRoots = List.copyOf(imageRoots);
+        hostDirectoryRoots = List.copyOf(hostDirectoryRoots);
+    }
 
     public Path sandboxesDir() { return stateDir.resolve("sandboxes"); }
 

@@ -3,16 +3,22 @@ package dev.ateom.microvm.config;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.ateom.network.NetworkConfig;
+import dev.ateom.network.NetworkConfigException;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
+import java.util.stream.Collectors;
 
 /** Resolves {@link DaemonConfig} from flags, then environment, then a YAML file, then defaults. */
 public final class DaemonConfigLoader {
@@ -46,6 +52,8 @@ public final class DaemonConfigLoader {
                 values.get(ConfigOption.PORT_FILE).value().isEmpty() ? null : absolutePath(values.get(ConfigOption.PORT_FILE)),
                 stateDir,
                 runDir,
+                absolutePaths(values.get(ConfigOption.IMAGE_ROOTS)),
+                absolutePaths(values.get(ConfigOption.HOST_DIRECTORY_ROOTS)),
                 tokenFile.value().isEmpty() ? stateDir.resolve("api-token") : absolutePath(tokenFile),
                 Path.of(nonEmpty(values.get(ConfigOption.CLOUD_HYPERVISOR))),
                 Path.of(nonEmpty(values.get(ConfigOption.VIRTIOFSD))),
@@ -54,7 +62,29 @@ public final class DaemonConfigLoader {
                 intInRange(values.get(ConfigOption.MAX_REQUEST_BYTES), 1024, 64 << 20),
                 bool(values.get(ConfigOption.CHILDREN_DIE_WITH_DAEMON)),
                 logLevel(values.get(ConfigOption.LOG_LEVEL)),
-                intInRange(values.get(ConfigOption.MAX_PARALLEL_RESTORES), 1, 256));
+                intInRange(values.get(ConfigOption.MAX_PARALLEL_RESTORES), 1, 256),
+                network(values));
+    }
+
+    /** The network options when {@code network} is on, each checked and named on failure; null when it is off. */
+    private static NetworkConfig network(Map<ConfigOption, Resolved> values) {
+        if (!bool(values.get(ConfigOption.NETWORK))) return null;
+        Resolved routed = values.get(ConfigOption.NETWORK_ROUTED_INTERFACES);
+        Resolved hostNamespace = values.get(ConfigOption.NETWORK_HOST_NAMESPACE);
+        try {
+            NetworkConfig config = NetworkConfig.defaults()
+                    .withPrefix(nonEmpty(values.get(ConfigOption.NETWORK_PREFIX)))
+                    .withPool(NetworkConfig.parsePool(nonEmpty(values.get(ConfigOption.NETWORK_POOL))))
+                    .withReadySlots(intInRange(values.get(ConfigOption.NETWORK_POOL_READY), 0, 64))
+                    .withMaxPublishedPorts(intInRange(values.get(ConfigOption.NETWORK_MAX_PORTS), 0, 1024))
+                    .withReuseDelay(Duration.ofSeconds(intInRange(values.get(ConfigOption.NETWORK_REUSE_DELAY), 0, 3600)))
+                    .withRoutedInterfaces(Arrays.stream(routed.value().split(",")).map(String::strip).filter(s -> !s.isEmpty())
+                            .collect(Collectors.toSet()));
+            return hostNamespace.value().isBlank() ? config : config.withHostNamespace(hostNamespace.value().strip());
+        } catch (NetworkConfigException e) {
+            ConfigOption option = byKey(e.option());
+            throw new ConfigException((option == null ? e.option() : values.get(option).describe()) + ": " + e.reason());
+        }
     }
 
     /** A value and where it came from, so errors can say which source to fix. */
@@ -94,12 +124,23 @@ public final class DaemonConfigLoader {
             if (option == null || option == ConfigOption.CONFIG) {
                 throw new ConfigException("config file " + path + ": unknown option '" + field.getKey() + "'");
             }
-            if (!field.getValue().isValueNode()) {
-                throw new ConfigException("config file " + path + ": option '" + field.getKey() + "' must be a single value");
-            }
-            result.put(option, field.getValue().asText());
+            result.put(option, yamlValue(path, field.getKey(), field.getValue()));
         }
         return result;
+    }
+
+    /** A scalar as its text; a sequence of scalars (a list of roots) as its items joined by commas, like the flag. */
+    private static String yamlValue(Path path, String key, JsonNode value) {
+        if (value.isValueNode()) return value.asText();
+        if (value.isArray()) {
+            List<String> items = new ArrayList<>();
+            for (JsonNode item : value) {
+                if (!item.isValueNode()) break;
+                items.add(item.asText());
+            }
+            if (items.size() == value.size()) return String.join(",", items);
+        }
+        throw new ConfigException("config file " + path + ": option '" + key + "' must be a single value or a list of values");
     }
 
     public static ConfigOption byKey(String key) {
@@ -118,6 +159,16 @@ public final class DaemonConfigLoader {
         Path p = Path.of(nonEmpty(r));
         if (!p.isAbsolute()) throw new ConfigException(r.describe() + " must be an absolute path, got '" + r.value() + "'");
         return p.normalize();
+    }
+
+    /** A comma-separated list of absolute paths; empty (or only commas and blanks) is the empty list. */
+    private static List<Path> absolutePaths(Resolved r) {
+        List<Path> paths = new ArrayList<>();
+        for (String part : r.value().split(",")) {
+            if (part.isBlank()) continue;
+            paths.add(absolutePath(new Resolved(r.option(), part, r.source())));
+        }
+        return paths;
     }
 
     private static int intInRange(Resolved r, int min, int max) {

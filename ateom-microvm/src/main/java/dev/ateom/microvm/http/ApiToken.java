@@ -5,6 +5,7 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.nio.file.attribute.PosixFilePermission;
@@ -14,7 +15,10 @@ import java.security.SecureRandom;
 import java.util.HexFormat;
 import java.util.Set;
 
-/** The API's bearer token, kept in a 0600 file that is created with a random token on first start. */
+/**
+ * The API's bearer token, kept in a 0600 file owned by the daemon's user, created with a random token on first
+ * start. A file others can read, or that another user owns, is refused.
+ */
 public final class ApiToken {
     private static final Set<PosixFilePermission> OWNER_ONLY = PosixFilePermissions.fromString("rw-------");
     private final byte[] token;
@@ -42,7 +46,14 @@ public final class ApiToken {
                     // another process created it between the check and here: use theirs
                 }
             }
-            Set<PosixFilePermission> perms = Files.getPosixFilePermissions(file);
+            int owner = (Integer) Files.getAttribute(file, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+            int self = (Integer) Files.getAttribute(Path.of("/proc/self"), "unix:uid");
+            if (owner != self) {
+                // whoever owns it can change the token, or read it back after a chmod: it is not the daemon's secret
+                throw new IllegalStateException("token file " + file + " is owned by uid " + owner + ", not by the daemon's uid "
+                        + self + "; chown it or remove it to have a new one created");
+            }
+            Set<PosixFilePermission> perms = Files.getPosixFilePermissions(file, LinkOption.NOFOLLOW_LINKS);
             if (!OWNER_ONLY.containsAll(perms)) {
                 throw new IllegalStateException("token file " + file + " is readable by others (" +
                         PosixFilePermissions.toString(perms) + "); chmod 600 it");

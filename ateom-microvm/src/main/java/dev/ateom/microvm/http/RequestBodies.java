@@ -1,7 +1,9 @@
 package dev.ateom.microvm.http;
 
 import dev.ateom.microvm.json.ApiJson;
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.exc.StreamReadException;
 import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
@@ -34,7 +36,17 @@ public final class RequestBodies {
             throw invalidField(fieldPath(e), e.getOriginalMessage());
         } catch (JsonMappingException e) {
             Throwable root = e.getCause() != null ? e.getCause() : e;
+            // a duplicate key inside an object the mapper was reading: the path leads to that object
+            String duplicate = root instanceof StreamReadException read ? duplicateName(read) : null;
+            if (duplicate != null) {
+                String parent = fieldPath(e);
+                throw invalidField(parent.isEmpty() ? duplicate : parent + "." + duplicate, "is given more than once");
+            }
             throw invalidField(fieldPath(e), root instanceof ApiException api ? api.detail() : e.getOriginalMessage());
+        } catch (StreamReadException e) {
+            String duplicate = duplicateKey(e);
+            if (duplicate != null) throw invalidField(duplicate, "is given more than once");
+            throw ApiException.badRequest("request body is not valid JSON: " + e.getOriginalMessage());
         } catch (JsonProcessingException e) {
             throw ApiException.badRequest("request body is not valid JSON: " + e.getOriginalMessage());
         } catch (IOException e) {
@@ -54,6 +66,22 @@ public final class RequestBodies {
         } catch (IOException e) {
             throw ApiException.badRequest("cannot read request body: " + e.getMessage());
         }
+    }
+
+    /** The path of a key given twice at the top level of the body, or null when {@code e} is another syntax error. */
+    private static String duplicateKey(StreamReadException e) {
+        String name = duplicateName(e);
+        if (name == null) return null;
+        String pointer = e.getProcessor() instanceof JsonParser parser ? parser.getParsingContext().pathAsPointer().toString() : "";
+        return pointer.isEmpty() || pointer.equals("/" + name) ? name : pointer.substring(1).replace('/', '.');
+    }
+
+    /** The key Jackson's duplicate detection found ({@code Duplicate field 'vcpus'}), or null for any other error. */
+    private static String duplicateName(StreamReadException e) {
+        String message = e.getOriginalMessage();
+        if (message == null || !message.startsWith("Duplicate field '")) return null;
+        int end = message.indexOf('\'', "Duplicate field '".length());
+        return end < 0 ? null : message.substring("Duplicate field '".length(), end);
     }
 
     private static ApiException invalidField(String field, String reason) {

@@ -33,7 +33,9 @@ public final class RequestGuardFilter implements Filter {
                         "send 'Authorization: Bearer <token>'; the token is in the daemon's token file"), path);
                 return;
             }
-            if (!header.startsWith(BEARER) || !token.matches(header.substring(BEARER.length()).strip())) {
+            // the scheme is case-insensitive (RFC 9110, 11.1): "bearer" is as good as "Bearer"
+            boolean bearer = header.regionMatches(true, 0, BEARER, 0, BEARER.length());
+            if (!bearer || !token.matches(header.substring(BEARER.length()).strip())) {
                 Responses.problem(res, new ApiException(401, "unauthorized", "Invalid token",
                         "the bearer token does not match the daemon's token file"), path);
                 return;

@@ -40,6 +40,12 @@ public abstract class RouteTable implements HttpService {
             return this;
         }
 
+        public Registrar put(String path, Handler handler) {
+            declared.add(new Route("PUT", path));
+            rules.put(path, handler);
+            return this;
+        }
+
         public Registrar delete(String path, Handler handler) {
             declared.add(new Route("DELETE", path));
             rules.delete(path, handler);

@@ -5,6 +5,7 @@ import dev.ateom.microvm.sandbox.BusyException;
 import dev.ateom.microvm.sandbox.HostToolsUnavailableException;
 import dev.ateom.microvm.sandbox.InvalidSpecException;
 import dev.ateom.microvm.sandbox.InvalidStateException;
+import dev.ateom.microvm.sandbox.NetworkUnavailableException;
 import dev.ateom.microvm.sandbox.NotFoundException;
 import dev.ateom.microvm.sandbox.OperationFailedException;
 import dev.ateom.microvm.sandbox.SandboxException;
@@ -30,6 +31,7 @@ public final class SandboxProblems {
             case SnapshotInUseException inUse -> problem(409, "snapshot-in-use", "Snapshot in use", inUse);
             case HostToolsUnavailableException tools ->
                     problem(503, "host-tools-unavailable", "A host tool sandboxes need is not available", tools);
+            case NetworkUnavailableException network -> problem(503, "network-unavailable", "No network for the sandbox", network);
             case OperationFailedException failed -> problem(500, failed.operation().wireName() + "-failed",
                     "Sandbox " + failed.operation().wireName() + " failed", failed);
         };

@@ -7,7 +7,8 @@ package dev.ateom.microvm.sandbox;
  */
 public abstract sealed class SandboxException extends RuntimeException
         permits NotFoundException, AlreadyExistsException, InvalidSpecException, InvalidStateException, BusyException,
-        SnapshotUnusableException, SnapshotInUseException, HostToolsUnavailableException, OperationFailedException {
+        SnapshotUnusableException, SnapshotInUseException, HostToolsUnavailableException, NetworkUnavailableException,
+        OperationFailedException {
     private final String sandboxId;
     private final SandboxState state;
 

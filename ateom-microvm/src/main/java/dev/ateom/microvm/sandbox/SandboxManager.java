@@ -1,6 +1,7 @@
 package dev.ateom.microvm.sandbox;
 
 import dev.ateom.microvm.HostTools;
+import dev.ateom.microvm.PrivateDirs;
 import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.events.EventLog;
 import dev.ateom.microvm.logging.LogContext;
@@ -9,6 +10,7 @@ import dev.ateom.microvm.sandbox.operation.CloneOperation;
 import dev.ateom.microvm.sandbox.operation.CreateOperation;
 import dev.ateom.microvm.sandbox.operation.DaemonStop;
 import dev.ateom.microvm.sandbox.operation.DeleteOperation;
+import dev.ateom.microvm.sandbox.operation.EgressChange;
 import dev.ateom.microvm.sandbox.operation.OperationContext;
 import dev.ateom.microvm.sandbox.operation.Recovery;
 import dev.ateom.microvm.sandbox.operation.ResumeOperation;
@@ -22,6 +24,10 @@ import dev.ateom.microvm.timing.OperationMetrics;
 import dev.ateom.virtiofsd.VirtiofsdLauncher;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.LinkedHashMap;
@@ -47,17 +53,20 @@ public final class SandboxManager implements AutoCloseable {
 
     private final OperationContext context;
     private final HostTools tools;
+    private final HostPathPolicy paths;
     private final Map<String, SandboxEntry> sandboxes = new ConcurrentHashMap<>();
     private final EventLog events = new EventLog(EventLog.DEFAULT_RING_SIZE, EventLog.DEFAULT_QUEUE_SIZE);
     /** Bounds the restores a fork runs at once (each restore reads a whole memory image and starts four processes). */
     private final Semaphore restoreSlots;
 
     public SandboxManager(DaemonConfig config, SandboxStore store, VirtiofsdLauncher virtiofsd, SnapshotCatalog snapshots,
-                          SystemInfoVolumes systemInfo, GuestProbe probe, HostTools tools, PrometheusRegistry registry) {
-        OperationMetrics metrics = new OperationMetrics(registry, this::countByState);
+                          SystemInfoVolumes systemInfo, GuestProbe probe, HostTools tools, SandboxNetworks networks,
+                          PrometheusRegistry registry) {
+        OperationMetrics metrics = new OperationMetrics(registry, this::countByState, () -> orphanDirs().size());
         this.context = new OperationContext(config, store, new VmStarter(config, virtiofsd, snapshots, tools), virtiofsd, snapshots,
-                systemInfo, probe, metrics, new Transitions(store, metrics, events));
+                systemInfo, probe, metrics, new Transitions(store, metrics, events), networks);
         this.tools = tools;
+        this.paths = HostPathPolicy.of(config);
         this.restoreSlots = new Semaphore(config.maxParallelRestores(), true);
     }
 
@@ -81,6 +90,9 @@ public final class SandboxManager implements AutoCloseable {
                         && (r.state() == SandboxState.SUSPENDED || r.state() == SandboxState.RESUMING));
     }
 
+    /** Directories of the state dir no sandbox owns; they block their id until an operator removes them. */
+    public List<Path> orphanDirs() { return context.store().orphanDirs(sandboxes.keySet()); }
+
     private Map<String, Long> countByState() {
         Map<String, Long> counts = new TreeMap<>();
         for (SandboxState s : SandboxState.values()) counts.put(s.name(), 0L);
@@ -92,19 +104,58 @@ public final class SandboxManager implements AutoCloseable {
 
     /** Create, or clone when the request names a snapshot: a new sandbox, RUNNING when this returns. */
     public OperationResult create(SandboxSpec request) {
-        List<SpecViolation> violations = SandboxSpecValidator.validate(request);
+        List<SpecViolation> violations = new ArrayList<>(SandboxSpecValidator.validate(request, paths));
+        violations.addAll(context.networks().check(request.network(), "network"));
         if (!violations.isEmpty()) throw new InvalidSpecException(violations);
         requireHypervisor();
         String id = request.id() != null ? request.id() : generateId();
         SnapshotCatalog.SnapshotHandle source = request.isClone() ? context.snapshots().open(request.fromSnapshot()) : null;
+        if (source != null) requireSameNic(request, source);
         SandboxSpec spec = request.isClone() ? request.cloneOf(source.sandboxSpec(), id) : request.withId(id);
+        if (request.isClone()) {
+            List<SpecViolation> stored = new ArrayList<>(SandboxSpecValidator.validateStored(spec, paths));
+            stored.addAll(SandboxSpecValidator.storedViolations(context.networks().check(spec.network(), "network")));
+            if (!stored.isEmpty()) throw new InvalidSpecException(stored);
+        }
+        if (spec.hasNetwork()) context.networks().requireAvailable(null, null);
         Operation operation = request.isClone() ? Operation.CLONE : Operation.CREATE;
         ActorIdentity identity = new ActorIdentity(spec.identity().name(), spec.identity().namespace(), UUID.randomUUID().toString());
         SandboxEntry entry = new SandboxEntry(SandboxRecord.creating(id, spec, identity, source == null ? null : source.id(), operation));
         SandboxEntry existing = sandboxes.putIfAbsent(id, entry);
         if (existing != null) throw new AlreadyExistsException(id, existing.record().state());
         try (var lock = entry.acquire(operation); var log = LogContext.with("sandbox", id)) {
+            if (Files.exists(context.store().sandboxDir(id), LinkOption.NOFOLLOW_LINKS)) {
+                sandboxes.remove(id, entry);
+                throw AlreadyExistsException.leftoverDirectory(id);
+            }
             return source == null ? new CreateOperation(context).run(entry) : new CloneOperation(context, source).run(entry);
+        } finally {
+            // only a sandbox whose record is on disk exists: a create that could not even persist FAILED leaves nothing
+            if (!context.store().hasRecord(id)) sandboxes.remove(id, entry);
+        }
+    }
+
+    /** A clone has the NIC its snapshot's VM had: a network can be neither added nor taken away. */
+    private static void requireSameNic(SandboxSpec request, SnapshotCatalog.SnapshotHandle source) {
+        if (request.network() == null) return;
+        boolean sourceHasNic = source.sandboxSpec().hasNetwork();
+        if (request.network().isOn() != sourceHasNic) {
+            throw new InvalidSpecException(List.of(new SpecViolation("network", sourceHasNic
+                    ? "snapshot " + source.id() + " was taken with a network: its clones have one too (give a policy, or leave network out)"
+                    : "snapshot " + source.id() + " was taken without a network: its clones cannot have one")));
+        }
+    }
+
+    /** Replaces a networked sandbox's egress policy: in force at once when RUNNING, from the next resume when SUSPENDED. */
+    public SandboxRecord replaceEgress(String id, EgressSpec egress) {
+        List<SpecViolation> violations = SandboxNetworks.checkEgress(egress, "egress");
+        if (!violations.isEmpty()) throw new InvalidSpecException(violations);
+        SandboxEntry entry = entry(id);
+        try (var lock = entry.acquire(EgressChange.WHAT); var log = LogContext.with("sandbox", id)) {
+            if (!entry.record().spec().hasNetwork()) {
+                throw new InvalidSpecException(List.of(new SpecViolation("network", "sandbox " + id + " was created without a network")));
+            }
+            return new EgressChange(context).run(entry, egress);
         }
     }
 
@@ -194,7 +245,10 @@ public final class SandboxManager implements AutoCloseable {
      */
     public void recover() {
         Recovery recovery = new Recovery(context);
-        for (SandboxRecord record : context.store().loadAll()) {
+        List<SandboxRecord> records = context.store().loadAll();
+        // the slots of sandboxes that may still run are left alone; every other slot of the daemon's is removed
+        context.networks().open(SandboxNetworks.ownedBy(records));
+        for (SandboxRecord record : records) {
             try (var log = LogContext.with("sandbox", record.id())) {
                 SandboxEntry entry = new SandboxEntry(record);
                 sandboxes.put(record.id(), entry);
@@ -202,6 +256,12 @@ public final class SandboxManager implements AutoCloseable {
             } catch (RuntimeException e) {
                 LOG.log(WARNING, "recovery of sandbox " + record.id() + " failed: " + e.getMessage(), e);
             }
+        }
+        context.networks().reclaimUnadopted();
+        for (String id : sandboxes.keySet()) PrivateDirs.ensure(context.store().sandboxDir(id));
+        for (Path orphan : orphanDirs()) {
+            LOG.log(WARNING, "orphan sandbox directory " + orphan + ": no sandbox record owns it (unreadable or missing "
+                    + "sandbox.json); it is left for an operator to inspect and remove, and its id cannot be used until then");
         }
     }
 

@@ -87,6 +87,11 @@ public record SandboxRecord(
         });
     }
 
+    /** The spec as it now stands (the daemon fills in picked host ports; the egress policy can be replaced). */
+    public SandboxRecord withSpec(SandboxSpec newSpec) {
+        return copy(c -> c.spec = newSpec);
+    }
+
     public SandboxRecord withSnapshot(String snapshotId) {
         return copy(c -> {
             c.snapshotIds.add(snapshotId);
@@ -103,6 +108,7 @@ public record SandboxRecord(
     /** The mutable stand-in of a record while one change is applied. */
     private static final class Copy {
         private final SandboxRecord from;
+        private SandboxSpec spec;
         private SandboxState state;
         private String failureReason;
         private String latestSnapshotId;
@@ -115,6 +121,7 @@ public record SandboxRecord(
 
         private Copy(SandboxRecord r) {
             from = r;
+            spec = r.spec;
             state = r.state;
             failureReason = r.failureReason;
             latestSnapshotId = r.latestSnapshotId;
@@ -127,7 +134,7 @@ public record SandboxRecord(
         }
 
         private SandboxRecord build() {
-            return new SandboxRecord(from.id, from.spec, from.identity, state, failureReason, from.createdAt, Instant.now(),
+            return new SandboxRecord(from.id, spec, from.identity, state, failureReason, from.createdAt, Instant.now(),
                     from.sourceSnapshotId, latestSnapshotId, snapshotIds, runtime, epochs, lastOperation, deleteSnapshots, lastTimingsMs);
         }
     }

@@ -26,7 +26,8 @@ public record SandboxSpec(
         SystemInfoSpec systemInfo,
         ReadinessSpec readiness,
         MemoryRestoreMode memoryRestoreMode,
-        String fromSnapshot) {
+        String fromSnapshot,
+        NetworkSpec network) {
 
     @JsonIgnore
     public boolean isClone() { return fromSnapshot != null; }
@@ -37,18 +38,36 @@ public record SandboxSpec(
 
     public List<String> durableDirsOrEmpty() { return durableDirs == null ? List.of() : durableDirs; }
 
+    /** Whether the sandbox's VM has a NIC on a network slot. */
+    @JsonIgnore
+    public boolean hasNetwork() { return network != null && network.isOn(); }
+
     public SystemInfoSpec systemInfoOrEmpty() { return systemInfo == null ? new SystemInfoSpec(List.of()) : systemInfo; }
 
-    /** The spec a clone runs with: the snapshot's guest and sizing, the clone request's id, identity and overrides. */
+    /**
+     * The spec a clone runs with: the snapshot's guest and sizing, the clone request's id, identity and overrides. The
+     * network policy is the request's, or the source's without its host ports.
+     */
     public SandboxSpec cloneOf(SandboxSpec source, String newId) {
         return new SandboxSpec(newId, identity, source.vcpus, source.memoryMib, source.kernel, source.initramfs, source.cmdline,
                 source.rootfs, source.durableDirs, systemInfo != null ? systemInfo : source.systemInfo,
                 readiness != null ? readiness : source.readiness,
-                memoryRestoreMode != null ? memoryRestoreMode : source.memoryRestoreMode, null);
+                memoryRestoreMode != null ? memoryRestoreMode : source.memoryRestoreMode, null,
+                network != null ? network : source.network == null ? null : source.network.forClone());
+    }
+
+    public SandboxSpec withFromSnapshot(String snapshotId) {
+        return new SandboxSpec(id, identity, vcpus, memoryMib, kernel, initramfs, cmdline, rootfs, durableDirs, systemInfo,
+                readiness, memoryRestoreMode, snapshotId, network);
     }
 
     public SandboxSpec withId(String newId) {
         return new SandboxSpec(newId, identity, vcpus, memoryMib, kernel, initramfs, cmdline, rootfs, durableDirs, systemInfo,
-                readiness, memoryRestoreMode, fromSnapshot);
+                readiness, memoryRestoreMode, fromSnapshot, network);
+    }
+
+    public SandboxSpec withNetwork(NetworkSpec newNetwork) {
+        return new SandboxSpec(id, identity, vcpus, memoryMib, kernel, initramfs, cmdline, rootfs, durableDirs, systemInfo,
+                readiness, memoryRestoreMode, fromSnapshot, newNetwork);
     }
 }

@@ -1,10 +1,11 @@
 package dev.ateom.microvm.sandbox;
 
+import dev.ateom.microvm.systeminfo.spec.SourceSpec;
 import dev.ateom.microvm.systeminfo.spec.SpecViolation;
+import dev.ateom.microvm.systeminfo.spec.SystemInfoSpec;
 import dev.ateom.microvm.systeminfo.spec.SystemInfoSpecValidator;
+import dev.ateom.microvm.systeminfo.spec.VolumeSpec;
 
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
@@ -24,7 +25,8 @@ public final class SandboxSpecValidator {
 
     private SandboxSpecValidator() {}
 
-    public static List<SpecViolation> validate(SandboxSpec spec) {
+    /** A request: a create, or a clone whose guest comes from the snapshot (checked by {@link #validateStored}). */
+    public static List<SpecViolation> validate(SandboxSpec spec, HostPathPolicy paths) {
         List<SpecViolation> out = new ArrayList<>();
         if (spec.id() != null && !ID.matcher(spec.id()).matches()) {
             out.add(new SpecViolation("id", "must be a DNS label: 1-63 of a-z, 0-9 and '-', starting and ending alphanumeric"));
@@ -35,10 +37,27 @@ public final class SandboxSpecValidator {
             if (spec.fromSnapshot().isBlank()) out.add(new SpecViolation("fromSnapshot", "must name a snapshot"));
             fromSnapshotOnly(spec, out);
         } else {
-            guest(spec, out);
+            guest(spec, paths, out);
         }
         out.addAll(SystemInfoSpecValidator.validate(spec.systemInfo(), "systemInfo"));
+        hostDirectories(spec.systemInfo(), paths, out);
         return out;
+    }
+
+    /**
+     * The spec a clone would run with, built from a snapshot's stored spec: a snapshot directory can be edited on
+     * disk, so what it holds is checked like a create request, the allowed roots included. Each violation is
+     * reported on {@code fromSnapshot}, naming the stored field.
+     */
+    public static List<SpecViolation> validateStored(SandboxSpec effective, HostPathPolicy paths) {
+        return storedViolations(validate(effective.withFromSnapshot(null), paths));
+    }
+
+    /** Violations found in a snapshot's stored spec, reported on the request field that named the snapshot. */
+    public static List<SpecViolation> storedViolations(List<SpecViolation> violations) {
+        return violations.stream()
+                .map(v -> new SpecViolation("fromSnapshot", "the snapshot's sandbox spec is refused: " + v.field() + " " + v.reason()))
+                .toList();
     }
 
     private static void identity(IdentitySpec identity, List<SpecViolation> out) {
@@ -73,23 +92,17 @@ public final class SandboxSpecValidator {
         }
     }
 
-    private static void guest(SandboxSpec spec, List<SpecViolation> out) {
+    private static void guest(SandboxSpec spec, HostPathPolicy paths, List<SpecViolation> out) {
         if (spec.vcpus() == null || spec.vcpus() < 1 || spec.vcpus() > 64) out.add(new SpecViolation("vcpus", "must be 1-64"));
         if (spec.memoryMib() == null || spec.memoryMib() < 64 || spec.memoryMib() > 262_144) {
             out.add(new SpecViolation("memoryMib", "must be 64-262144 (MiB)"));
         }
-        existingFile("kernel", spec.kernel(), true, out);
-        existingFile("initramfs", spec.initramfs(), false, out);
+        hostPath("kernel", spec.kernel(), true, HostPathPolicy.Use.IMAGE_FILE, paths, out);
+        hostPath("initramfs", spec.initramfs(), false, HostPathPolicy.Use.IMAGE_FILE, paths, out);
         if (spec.cmdline() != null && (spec.cmdline().length() > MAX_CMDLINE || spec.cmdline().chars().anyMatch(c -> c < 0x20))) {
             out.add(new SpecViolation("cmdline", "must be at most " + MAX_CMDLINE + " printable characters"));
         }
-        if (spec.rootfs() == null) {
-            out.add(new SpecViolation("rootfs", "is required: the directory served read-only as the guest's root share"));
-        } else if (!Path.of(spec.rootfs()).isAbsolute()) {
-            out.add(new SpecViolation("rootfs", "must be an absolute path"));
-        } else if (!Files.isDirectory(Path.of(spec.rootfs()))) {
-            out.add(new SpecViolation("rootfs", "directory " + spec.rootfs() + " does not exist"));
-        }
+        hostPath("rootfs", spec.rootfs(), true, HostPathPolicy.Use.IMAGE_DIRECTORY, paths, out);
         List<String> dirs = spec.durableDirsOrEmpty();
         if (dirs.size() > MAX_DURABLE_DIRS) out.add(new SpecViolation("durableDirs", "at most " + MAX_DURABLE_DIRS + " entries"));
         Set<String> seen = new HashSet<>();
@@ -115,14 +128,31 @@ public final class SandboxSpecValidator {
         if (spec.durableDirs() != null) out.add(new SpecViolation("durableDirs", why));
     }
 
-    private static void existingFile(String field, String value, boolean required, List<SpecViolation> out) {
+    private static void hostPath(String field, String value, boolean required, HostPathPolicy.Use use, HostPathPolicy paths,
+                                 List<SpecViolation> out) {
         if (value == null) {
             if (required) out.add(new SpecViolation(field, "is required: an absolute path to the guest " + field));
             return;
         }
-        Path path = Path.of(value);
-        if (!path.isAbsolute()) out.add(new SpecViolation(field, "must be an absolute path"));
-        else if (!Files.isRegularFile(path)) out.add(new SpecViolation(field, "file " + value + " does not exist"));
-        else if (!Files.isReadable(path)) out.add(new SpecViolation(field, "file " + value + " is not readable"));
+        paths.problem(value, use).ifPresent(problem -> out.add(new SpecViolation(field, problem)));
+    }
+
+    /** Sources whose path passed the syntax checks of {@link SystemInfoSpecValidator} are checked against the roots. */
+    private static void hostDirectories(SystemInfoSpec systemInfo, HostPathPolicy paths, List<SpecViolation> out) {
+        if (systemInfo == null) return;
+        for (int v = 0; v < systemInfo.volumes().size(); v++) {
+            VolumeSpec volume = systemInfo.volumes().get(v);
+            if (volume == null || volume.sources() == null) continue;
+            for (int s = 0; s < volume.sources().size(); s++) {
+                SourceSpec source = volume.sources().get(s);
+                if (source == null || source.hostDirectory() == null) continue;
+                String path = source.hostDirectory().path();
+                String field = "systemInfo.volumes[" + v + "].sources[" + s + "].hostDirectory.path";
+                boolean alreadyRefused = out.stream().anyMatch(violation -> violation.field().equals(field));
+                if (path != null && !alreadyRefused) {
+                    paths.problem(path, HostPathPolicy.Use.HOST_DIRECTORY).ifPresent(p -> out.add(new SpecViolation(field, p)));
+                }
+            }
+        }
     }
 }

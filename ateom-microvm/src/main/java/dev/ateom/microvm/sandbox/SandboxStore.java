@@ -3,6 +3,7 @@ package dev.ateom.microvm.sandbox;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ateom.microvm.PrivateDirs;
 import dev.ateom.microvm.json.ApiJson;
 
 import java.io.IOException;
@@ -10,12 +11,16 @@ import java.io.UncheckedIOException;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.file.Files;
+import java.nio.file.LinkOption;
 import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.StandardOpenOption;
+import java.nio.file.attribute.PosixFilePermission;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Set;
 import java.util.stream.Stream;
 
 import static java.lang.System.Logger.Level.ERROR;
@@ -28,6 +33,7 @@ import static java.lang.System.Logger.Level.WARNING;
 public final class SandboxStore {
     private static final System.Logger LOG = System.getLogger(SandboxStore.class.getName());
     private static final String RECORD = "sandbox.json";
+    private static final Set<PosixFilePermission> OWNER_READ_WRITE = PosixFilePermissions.fromString("rw-------");
     private static final String LEGACY_DELETE_WITH_SNAPSHOTS = "deleteWithSnapshots";
     private final Path sandboxesDir;
     private final ObjectMapper json = ApiJson.mapper();
@@ -41,9 +47,10 @@ public final class SandboxStore {
         Path target = dir.resolve(RECORD);
         Path tmp = dir.resolve(RECORD + ".tmp");
         try {
-            Files.createDirectories(dir);
-            try (FileChannel ch = FileChannel.open(tmp, StandardOpenOption.CREATE, StandardOpenOption.WRITE,
-                    StandardOpenOption.TRUNCATE_EXISTING)) {
+            PrivateDirs.ensure(dir);
+            Files.deleteIfExists(tmp);
+            try (FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
+                    PosixFilePermissions.asFileAttribute(OWNER_READ_WRITE))) {
                 ch.write(ByteBuffer.wrap(json.writerWithDefaultPrettyPrinter().writeValueAsBytes(record)));
                 ch.force(true);
             }
@@ -99,7 +106,31 @@ public final class SandboxStore {
         record.put("deleteSnapshots", legacyDelete || record.path("deleteSnapshots").asBoolean(false));
     }
 
+    /** The directories under {@code sandboxes/} whose name is none of {@code sandboxIds}: no sandbox owns them. */
+    public List<Path> orphanDirs(Set<String> sandboxIds) {
+        if (!Files.isDirectory(sandboxesDir)) return List.of();
+        try (Stream<Path> dirs = Files.list(sandboxesDir)) {
+            return dirs.filter(dir -> !sandboxIds.contains(dir.getFileName().toString())).sorted().toList();
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot list " + sandboxesDir, e);
+        }
+    }
+
+    /** Whether the sandbox's record is on disk (a create that could not persist one left no sandbox). */
+    public boolean hasRecord(String id) {
+        return Files.exists(sandboxDir(id).resolve(RECORD), LinkOption.NOFOLLOW_LINKS);
+    }
+
     public void deleteAll(String id) {
         TreeRemoval.removeRecursively(sandboxDir(id));
+    }
+
+    /** {@link #deleteAll} on a failure path: what cannot be removed is logged, the failure being reported is kept. */
+    public void deleteAllQuietly(String id) {
+        try {
+            deleteAll(id);
+        } catch (RuntimeException e) {
+            LOG.log(WARNING, "cannot remove the directory of sandbox " + id + ": " + e.getMessage());
+        }
     }
 }

@@ -16,6 +16,7 @@ import dev.ateom.snapshot.SnapshotLayout;
 import dev.ateom.snapshot.SnapshotMetadata;
 import dev.ateom.snapshot.SnapshotStaging;
 import dev.ateom.snapshot.SnapshotStore;
+import dev.ateom.snapshot.StoredSnapshot;
 import dev.ateom.virtiofsd.ShareKind;
 
 import java.io.IOException;
@@ -59,9 +60,12 @@ public final class SnapshotCatalog {
     /** A committed snapshot opened for restore, with the spec of the sandbox it was taken from. */
     public record SnapshotHandle(String id, Snapshot snapshot, SandboxSpec sandboxSpec) {}
 
-    /** Summary row for listings. */
+    /**
+     * Summary row for listings. An unusable snapshot (corrupt or tampered dir) has {@code usable}
+     * false, its {@code problem}, and nulls/zeros for what could not be read; it can still be deleted.
+     */
     public record SnapshotSummary(String id, String sourceSandboxId, String sourceName, Instant createdAt, long sizeBytes,
-                                  long allocatedBytes) {}
+                                  long allocatedBytes, boolean usable, String problem) {}
 
     // ------------------------------------------------------------------ making snapshots
 
@@ -141,7 +145,7 @@ public final class SnapshotCatalog {
     /** Lays the snapshot's durable archive at {@code target} (which must not exist), complete or not at all. */
     public void extractDurable(SnapshotHandle handle, Path target) {
         try {
-            DurableArchive.extract(handle.snapshot().layout().durableArchive(), target);
+            DurableArchive.extract(handle.snapshot().layout().durableArchive(), target, extractOptions(handle));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot extract the durable archive of snapshot " + handle.id() + " into " + target, e);
         }
@@ -150,11 +154,15 @@ public final class SnapshotCatalog {
     /** Replaces an existing durable dir with the snapshot's archive, atomically (the old tree is swapped out, then removed). */
     public void replaceDurable(SnapshotHandle handle, Path durableDir) {
         try {
-            DurableArchive.extract(handle.snapshot().layout().durableArchive(), durableDir,
-                    new ExtractOptions(true, true, ArchiveProgress.NONE));
+            DurableArchive.extract(handle.snapshot().layout().durableArchive(), durableDir, extractOptions(handle).replacingExisting());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot lay the durable archive of snapshot " + handle.id() + " over " + durableDir, e);
         }
+    }
+
+    /** An archive holding more entries than its manifest lists is refused, so extraction memory and time stay bounded. */
+    private static ExtractOptions extractOptions(SnapshotHandle handle) {
+        return ExtractOptions.DEFAULT.withMaxEntries(handle.snapshot().manifest().durableArchive().entries());
     }
 
     /** Removes the hidden trees a durable extraction interrupted by a crash left in {@code sandboxDir}. */
@@ -172,8 +180,9 @@ public final class SnapshotCatalog {
     public List<SnapshotSummary> list() {
         List<SnapshotSummary> out = new ArrayList<>();
         try {
-            for (String id : store.list()) {
-                store.get(id).ifPresent(s -> out.add(summary(s)));
+            for (StoredSnapshot stored : store.readAll()) {
+                out.add(stored.snapshot().map(SnapshotCatalog::summary)
+                        .orElseGet(() -> new SnapshotSummary(stored.id(), null, null, null, 0, 0, false, stored.problem().orElse(null))));
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list snapshots", e);
@@ -182,8 +191,15 @@ public final class SnapshotCatalog {
     }
 
     public Map<String, Object> inspect(String id, boolean verify) {
-        Snapshot snapshot = get(id);
+        StoredSnapshot stored = read(id);
         Map<String, Object> report = new LinkedHashMap<>();
+        if (!stored.isUsable()) {
+            report.put("id", id);
+            report.put("usable", false);
+            report.put("problems", List.of(stored.problem().orElse("unreadable")));
+            return report;
+        }
+        Snapshot snapshot = stored.snapshot().orElseThrow();
         try {
             SnapshotInspector.Summary summary = SnapshotInspector.summarize(snapshot);
             report.put("id", id);
@@ -199,7 +215,7 @@ public final class SnapshotCatalog {
     }
 
     public void delete(String id, boolean force) {
-        get(id);
+        read(id); // 404 when absent; a corrupt snapshot can still be deleted
         if (!force && protectedSnapshot.test(id)) {
             throw new SnapshotInUseException(id);
         }
@@ -220,13 +236,23 @@ public final class SnapshotCatalog {
         try {
             for (String id : store.list()) {
                 if (known.contains(id)) continue;
-                store.get(id).filter(s -> s.manifest().source().sandboxId().equals(sandboxId)).ifPresent(found::add);
+                Optional<StoredSnapshot> stored = store.read(id);
+                if (stored.isPresent() && !stored.get().isUsable()) {
+                    LOG.log(System.Logger.Level.WARNING, "snapshot " + id + " is unusable and skipped: " + stored.get().problem().orElse(""));
+                    continue;
+                }
+                stored.flatMap(StoredSnapshot::snapshot).filter(s -> s.manifest().source().sandboxId().equals(sandboxId)).ifPresent(found::add);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list snapshots", e);
         }
         found.sort(Comparator.comparing(s -> s.manifest().createdAt()));
         return found.stream().map(Snapshot::id).toList();
+    }
+
+    private StoredSnapshot read(String id) {
+        if (!SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches()) throw NotFoundException.snapshot(id);
+        return store.read(id).orElseThrow(() -> NotFoundException.snapshot(id));
     }
 
     private Snapshot get(String id) {
@@ -249,7 +275,7 @@ public final class SnapshotCatalog {
             }
         }
         return new SnapshotSummary(s.id(), s.manifest().source().sandboxId(), s.manifest().source().name(),
-                s.manifest().createdAt(), size, allocated);
+                s.manifest().createdAt(), size, allocated, true, null);
     }
 
     /** Long archives show progress: a log line every 256 MiB. */

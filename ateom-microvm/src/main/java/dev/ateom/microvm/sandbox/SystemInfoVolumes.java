@@ -4,8 +4,12 @@ import dev.ateom.microvm.vm.SandboxLayout;
 import dev.ateom.microvm.systeminfo.RegenerationReport;
 import dev.ateom.microvm.systeminfo.SystemInfoException;
 import dev.ateom.microvm.systeminfo.SystemInfoService;
+import dev.ateom.microvm.systeminfo.source.SourceException;
 import dev.ateom.microvm.systeminfo.spec.ActorIdentity;
+import dev.ateom.microvm.systeminfo.spec.SpecViolation;
 import dev.ateom.microvm.systeminfo.spec.SystemInfoSpec;
+
+import java.util.List;
 
 /** The lifecycle's three uses of a sandbox's system-info volumes, with failures as unchecked errors that name the sandbox. */
 public final class SystemInfoVolumes {
@@ -19,6 +23,10 @@ public final class SystemInfoVolumes {
         try {
             service.forSandbox(layout.sandboxId(), layout.systemInfoDir(), spec).writeAll(identity);
         } catch (SystemInfoException e) {
+            if (e.getCause() instanceof SourceException source) {
+                // a source the request named cannot be read (a FIFO, a link leaving it, too many files): the request's fault
+                throw new InvalidSpecException(List.of(new SpecViolation("systemInfo", source.getMessage())));
+            }
             throw new IllegalStateException("cannot write the system-info volumes of sandbox " + layout.sandboxId() + ": "
                     + e.getMessage(), e);
         }

@@ -8,12 +8,16 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.util.Map;
 import java.util.function.Supplier;
 
-/** Counters and latency histograms of create/suspend/resume/clone/delete by outcome, and sandboxes by state. */
+/**
+ * Counters and latency histograms of create/suspend/resume/clone/delete by outcome, sandboxes by state, and the
+ * orphan directories in the state dir (no sandbox owns them: a record that could not be read, a half-removed one).
+ */
 public final class OperationMetrics {
     private final Counter operations;
     private final Histogram duration;
 
-    public OperationMetrics(PrometheusRegistry registry, Supplier<Map<String, Long>> sandboxesByState) {
+    public OperationMetrics(PrometheusRegistry registry, Supplier<Map<String, Long>> sandboxesByState,
+                            Supplier<Integer> orphanSandboxDirs) {
         operations = Counter.builder().name("ateom_operations_total")
                 .help("Sandbox operations by kind and outcome").labelNames("operation", "outcome").register(registry);
         duration = Histogram.builder().name("ateom_operation_duration_seconds")
@@ -22,6 +26,9 @@ public final class OperationMetrics {
         GaugeWithCallback.builder().name("ateom_sandboxes").help("Sandboxes by state").labelNames("state")
                 .callback(cb -> sandboxesByState.get().forEach((state, count) -> cb.call(count, state)))
                 .register(registry);
+        GaugeWithCallback.builder().name("ateom_orphan_sandbox_dirs")
+                .help("Directories under <state>/sandboxes that belong to no sandbox; the log names each at start")
+                .callback(cb -> cb.call(orphanSandboxDirs.get())).register(registry);
     }
 
     public void record(String operation, boolean success, double seconds) {

@@ -25,6 +25,22 @@ class DaemonConfigLoaderTest {
         assertThat(config.stateDir()).isEqualTo(Path.of("/var/lib/ateom"));
         assertThat(config.tokenFile()).isEqualTo(Path.of("/var/lib/ateom/api-token"));
         assertThat(config.syncReconcileInterval()).isEqualTo(Duration.ofSeconds(60));
+        assertThat(config.imageRoots()).containsExactly(Path.of("/var/lib/ateom-images"));
+        assertThat(config.hostDirectoryRoots()).containsExactly(Path.of("/var/lib/kubelet/pods"));
+    }
+
+    @Test
+    void allowedRootsAreListsFromAFlagTheEnvironmentOrTheFile() throws IOException {
+        Path yaml = Files.writeString(dir.resolve("roots.yaml"), "image-roots: [/srv/images, /opt/guests/]\nhost-directory-roots: \"\"\n");
+        DaemonConfig fromFile = new DaemonConfigLoader(Map.of(ConfigOption.CONFIG, yaml.toString()), Map.of()).load();
+        assertThat(fromFile.imageRoots()).containsExactly(Path.of("/srv/images"), Path.of("/opt/guests"));
+        assertThat(fromFile.hostDirectoryRoots()).as("empty allows nothing").isEmpty();
+        DaemonConfig fromFlag = new DaemonConfigLoader(Map.of(ConfigOption.CONFIG, yaml.toString(),
+                ConfigOption.IMAGE_ROOTS, "/a,/b/../c, "), Map.of("ATEOM_HOST_DIRECTORY_ROOTS", "/var/lib/kubelet/pods")).load();
+        assertThat(fromFlag.imageRoots()).containsExactly(Path.of("/a"), Path.of("/c"));
+        assertThat(fromFlag.hostDirectoryRoots()).containsExactly(Path.of("/var/lib/kubelet/pods"));
+        assertThatThrownBy(() -> new DaemonConfigLoader(Map.of(ConfigOption.CONFIG, yaml.toString(), ConfigOption.IMAGE_ROOTS,
+                "/srv,images"), Map.of()).load()).hasMessageContaining("image-roots (from flag --image-roots)").hasMessageContaining("absolute");
     }
 
     @Test

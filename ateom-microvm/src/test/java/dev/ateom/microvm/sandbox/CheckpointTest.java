@@ -53,7 +53,7 @@ class CheckpointTest {
 
     @Test
     void aCheckpointedSandboxKeepsRunningAndItsSnapshotHoldsTheDurableDirOfThePause() throws Exception {
-        Path secrets = Files.createDirectories(dir.resolve("secrets-cp"));
+        Path secrets = Files.createDirectories(DaemonHarness.hostDirectoryRoot(dir).resolve("secrets-cp"));
         Files.writeString(secrets.resolve("token"), "v1");
         JsonNode runtime = daemon.createOk(specWithSecrets("cp-1", secrets)).body().path("sandbox").path("runtime");
         Path data = sandboxDir("cp-1").resolve("durable/data");
@@ -115,7 +115,7 @@ class CheckpointTest {
     @ValueSource(strings = {"stopSync", "stage", "pause", "snapshot", "archive", "vmResume", "sync", "complete", "commit"})
     void aFailingStepLeavesTheSameVmRunningWithoutASnapshot(String step) throws Exception {
         String id = "cp-f-" + step.toLowerCase(Locale.ROOT);
-        Path secrets = Files.createDirectories(dir.resolve("secrets-" + id));
+        Path secrets = Files.createDirectories(DaemonHarness.hostDirectoryRoot(dir).resolve("secrets-" + id));
         Files.writeString(secrets.resolve("token"), "v1");
         JsonNode runtime = daemon.createOk(specWithSecrets(id, secrets)).body().path("sandbox").path("runtime");
         FailPoints.failOnce("checkpoint." + step);

@@ -38,14 +38,22 @@ final class DaemonHarness implements AutoCloseable {
         flags.put(ConfigOption.CLOUD_HYPERVISOR, TestTools.standIn().toString());
         flags.put(ConfigOption.VIRTIOFSD, TestTools.virtiofsd().toString());
         flags.put(ConfigOption.CONFIG, Files.writeString(root.resolve("empty.yaml"), "").toString());
+        flags.put(ConfigOption.IMAGE_ROOTS, Files.createDirectories(imageDir(root)).toString());
+        flags.put(ConfigOption.HOST_DIRECTORY_ROOTS, Files.createDirectories(hostDirectoryRoot(root)).toString());
         flags.putAll(extra);
         daemon = Daemon.start(new DaemonConfigLoader(flags, Map.of()).load());
         token = Files.readString(root.resolve("state/api-token")).strip();
     }
 
+    /** The allowed image root of a harness on {@code root}: {@link #spec}'s kernel and rootfs are in it. */
+    static Path imageDir(Path root) { return root.resolve("image"); }
+
+    /** The allowed root of hostDirectory sources of a harness on {@code root}. */
+    static Path hostDirectoryRoot(Path root) { return root.resolve("host"); }
+
     /** A guest "image" for the none backend: files that exist, a rootfs dir. */
     ObjectNode spec(String id, String name) throws IOException {
-        Path image = Files.createDirectories(root.resolve("image"));
+        Path image = Files.createDirectories(imageDir(root));
         Path kernel = image.resolve("vmlinux");
         if (!Files.exists(kernel)) Files.writeString(kernel, "not a kernel: the none backend never reads it");
         Files.createDirectories(image.resolve("rootfs/etc"));

@@ -26,14 +26,15 @@ final class ExternalDaemon implements AutoCloseable {
     private final int port;
     private final long startMillis;
 
-    ExternalDaemon(Path root, Path hypervisor) throws Exception {
+    /** @param imageRoots the daemon's {@code --image-roots}: where the benchmark's guest files are */
+    ExternalDaemon(Path root, Path hypervisor, String imageRoots) throws Exception {
         Path portFile = root.resolve("port");
         Files.writeString(root.resolve("empty.yaml"), "");
         List<String> command = new ArrayList<>(List.of(TestTools.repoRoot().resolve("bin/ateom").toString(), "daemon",
                 "--port", "0", "--port-file", portFile.toString(), "--state-dir", root.resolve("state").toString(),
                 "--run-dir", root.resolve("run").toString(), "--cloud-hypervisor", hypervisor.toString(),
                 "--virtiofsd", TestTools.virtiofsd().toString(), "--config", root.resolve("empty.yaml").toString(),
-                "--log-level", "WARNING"));
+                "--image-roots", imageRoots, "--log-level", "WARNING"));
         long t0 = System.nanoTime();
         process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(root.resolve("daemon.log").toFile()).start();

@@ -35,7 +35,12 @@ class LifecycleBenchmark {
             Path chv = root.resolve("cloud-hypervisor");
             Files.writeString(chv, "#!/bin/sh\nATEOM_STANDIN_BACKEND=" + backend + " exec " + TestTools.standIn() + " \"$@\"\n");
             Files.setPosixFilePermissions(chv, PosixFilePermissions.fromString("rwxr-xr-x"));
-            try (DaemonHarness daemon = new DaemonHarness(root, Map.of(ConfigOption.CLOUD_HYPERVISOR, chv.toString()))) {
+            GuestImage guest = GuestImage.ensureBuilt();
+            String imageRoots = String.join(",", DaemonHarness.imageDir(root).toString(), guest.vmlinux().getParent().toString(),
+                    guest.initramfs().getParent().toString(), guest.rootfs().toString());
+            Files.createDirectories(DaemonHarness.imageDir(root));
+            try (DaemonHarness daemon = new DaemonHarness(root, Map.of(ConfigOption.CLOUD_HYPERVISOR, chv.toString(),
+                    ConfigOption.IMAGE_ROOTS, imageRoots))) {
                 ObjectNode spec = backend.equals("none") ? daemon.spec("bench", "bench") : guestSpec(daemon);
                 Map<String, List<Long>> steps = new LinkedHashMap<>();
                 record(steps, "create.", daemon.createOk(spec).body().path("timingsMs"));

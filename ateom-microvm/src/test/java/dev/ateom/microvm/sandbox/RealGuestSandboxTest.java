@@ -43,9 +43,11 @@ class RealGuestSandboxTest {
         Path chv = dir.resolve("cloud-hypervisor");
         Files.writeString(chv, "#!/bin/sh\nATEOM_STANDIN_BACKEND=qemu exec " + TestTools.standIn() + " \"$@\"\n");
         Files.setPosixFilePermissions(chv, PosixFilePermissions.fromString("rwxr-xr-x"));
-        secrets = Files.createDirectories(dir.resolve("secrets"));
+        secrets = Files.createDirectories(DaemonHarness.hostDirectoryRoot(dir).resolve("secrets"));
         Files.writeString(secrets.resolve("token"), "token-v1");
-        daemon = new DaemonHarness(dir, Map.of(ConfigOption.CLOUD_HYPERVISOR, chv.toString()));
+        String imageRoots = String.join(",", guest.vmlinux().getParent().toString(), guest.initramfs().getParent().toString(),
+                guest.rootfs().toString());
+        daemon = new DaemonHarness(dir, Map.of(ConfigOption.CLOUD_HYPERVISOR, chv.toString(), ConfigOption.IMAGE_ROOTS, imageRoots));
     }
 
     @AfterAll

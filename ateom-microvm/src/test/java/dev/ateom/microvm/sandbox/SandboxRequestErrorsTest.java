@@ -57,8 +57,32 @@ class SandboxRequestErrorsTest {
                         s -> ((ObjectNode) s.at("/systemInfo/volumes/0/sources/0/actorMetadata/items/0")).put("field", "email")),
                 bad("colour", s -> s.put("colour", "blue")),
                 bad("identity.nickname", s -> ((ObjectNode) s.get("identity")).put("nickname", "x")),
-                bad("kernel", s -> s.put("fromSnapshot", "some-snapshot")));
+                bad("kernel", s -> s.put("fromSnapshot", "some-snapshot")),
+                // network fields are checked whether or not this daemon has networking on
+                bad("network.egress.allow[0]", s -> s.putObject("network").putObject("egress").putArray("allow").add("10.0.0.0/33")),
+                bad("network.egress.deny[1]", s -> s.putObject("network").putObject("egress").putArray("deny").add("10.0.0.0/8").add("nope")),
+                bad("network.ports[0].guest", s -> s.putObject("network").putArray("ports").addObject().put("guest", 70_000)),
+                bad("network.ports[0].guest", s -> s.putObject("network").putArray("ports").addObject().put("host", 8080)),
+                bad("network.ports[0].host", s -> s.putObject("network").putArray("ports").addObject().put("guest", 80).put("host", -1)),
+                bad("network.ports[1].guest", s -> s.putObject("network").putArray("ports").add(port(80)).add(port(80))),
+                bad("network.ports", s -> {
+                    var ports = s.putObject("network").putArray("ports");
+                    for (int p = 1; p <= 17; p++) ports.add(port(p));
+                }),
+                bad("network.colour", s -> s.putObject("network").put("colour", "blue")),
+                // issue 12, item 8: no guessing at types
+                bad("vcpus", s -> s.put("vcpus", "2")),
+                bad("vcpus", s -> s.put("vcpus", 1.9)),
+                bad("memoryMib", s -> s.put("memoryMib", true)),
+                bad("cmdline", s -> s.put("cmdline", 42)),
+                bad("readiness.port", s -> s.putObject("readiness").put("type", "probe").put("port", "1024")),
+                bad("kernel", s -> s.put("kernel", "/etc")),
+                bad("kernel", s -> s.put("kernel", "/etc/shadow")),
+                bad("kernel", s -> s.put("kernel", "/no/such\u0000kernel")),
+                bad("rootfs", s -> s.put("rootfs", "/")));
     }
+
+    private static ObjectNode port(int guest) { return ApiJson.mapper().createObjectNode().put("guest", guest); }
 
     private static Arguments bad(String field, Consumer<ObjectNode> mutation) { return Arguments.of(field, mutation); }
 
@@ -81,6 +105,30 @@ class SandboxRequestErrorsTest {
         var res = daemon.post("/v1/sandboxes", "{\"identity\": ");
         assertThat(res.status()).isEqualTo(400);
         assertThat(res.body().path("detail").asText()).contains("not valid JSON");
+    }
+
+    @Test
+    void aKeyGivenTwiceIsRefusedNamingIt() throws Exception {
+        String spec = daemon.spec("twice", "twice").toString();
+        var top = daemon.post("/v1/sandboxes", spec.replaceFirst("\\{", "{\"vcpus\": 4, "));
+        assertThat(top.status()).as(top.body().toString()).isEqualTo(400);
+        assertThat(top.body().path("errors").findValuesAsText("field")).containsExactly("vcpus");
+        var nested = daemon.post("/v1/sandboxes", spec.replace("\"namespace\":\"tests\"", "\"namespace\":\"tests\",\"name\":\"other\""));
+        assertThat(nested.status()).as(nested.body().toString()).isEqualTo(400);
+        assertThat(nested.body().path("errors").findValuesAsText("field")).containsExactly("identity.name");
+        assertThat(daemon.get("/v1/sandboxes/twice").status()).isEqualTo(404);
+    }
+
+    @Test
+    void theBearerSchemeIsCaseInsensitive() throws Exception {
+        for (String scheme : new String[] {"bearer ", "BEARER ", "Bearer "}) {
+            var res = daemon.send(HttpRequest.newBuilder(daemon.uri("/v1/sandboxes"))
+                    .header("Authorization", scheme + daemon.token).GET(), false);
+            assertThat(res.status()).as(scheme).isEqualTo(200);
+        }
+        var other = daemon.send(HttpRequest.newBuilder(daemon.uri("/v1/sandboxes"))
+                .header("Authorization", "Basic " + daemon.token).GET(), false);
+        assertThat(other.status()).isEqualTo(401);
     }
 
     @Test

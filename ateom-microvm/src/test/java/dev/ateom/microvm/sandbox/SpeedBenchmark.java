@@ -57,11 +57,11 @@ class SpeedBenchmark {
         Map<String, List<double[]>> ops = new LinkedHashMap<>();
         Map<String, Map<String, List<Long>>> steps = new LinkedHashMap<>();
         StringBuilder out = new StringBuilder();
-        try (ExternalDaemon daemon = new ExternalDaemon(root, hypervisor)) {
+        ObjectNode spec = spec(root, backend);
+        try (ExternalDaemon daemon = new ExternalDaemon(root, hypervisor, imageRoots(spec))) {
             long startMs = daemon.startMillis();
             Thread.sleep(2000); // let start-up garbage and JIT settle before reading the idle RSS
             double idleRss = daemon.rssMib();
-            ObjectNode spec = spec(root, backend);
             for (int i = 0; i < cycles; i++) {
                 ExternalDaemon.Timed created = ok(daemon.post("/v1/sandboxes", with(spec, "c" + i)), 201);
                 record(ops, steps, "create", created, "vmCreate", "vmBoot", "ready");
@@ -105,6 +105,16 @@ class SpeedBenchmark {
         Files.writeString(chv, "#!/bin/sh\nATEOM_STANDIN_BACKEND=" + backend + " exec " + TestTools.standIn() + " \"$@\"\n");
         Files.setPosixFilePermissions(chv, PosixFilePermissions.fromString("rwxr-xr-x"));
         return chv;
+    }
+
+    /** The daemon's --image-roots: the directories of the spec's kernel, initramfs and rootfs. */
+    private static String imageRoots(ObjectNode spec) {
+        List<String> roots = new ArrayList<>();
+        for (String file : new String[] {"kernel", "initramfs"}) {
+            if (spec.hasNonNull(file)) roots.add(Path.of(spec.get(file).asText()).getParent().toString());
+        }
+        roots.add(spec.get("rootfs").asText());
+        return String.join(",", roots);
     }
 
     private static ObjectNode spec(Path root, String backend) throws Exception {

@@ -46,6 +46,8 @@ class DaemonContainerTest {
         DaemonImage.ensureBuilt();
         daemon = new GenericContainer<>(DaemonImage.NAME)
                 .withExposedPorts(API_PORT)
+                // the placeholder guest below is the only image the daemon may hand to a guest
+                .withEnv("ATEOM_IMAGE_ROOTS", "/srv/guest")
                 // placeholder guest files: the spec validator wants them to exist; nothing boots without CHV
                 .withCopyToContainer(Transferable.of("placeholder kernel"), "/srv/guest/vmlinux")
                 .withCopyToContainer(Transferable.of("placeholder initramfs"), "/srv/guest/initramfs.cpio.gz")

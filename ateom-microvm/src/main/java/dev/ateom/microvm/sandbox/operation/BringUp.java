@@ -2,14 +2,20 @@ package dev.ateom.microvm.sandbox.operation;
 
 import dev.ateom.chv.ChvProcess;
 import dev.ateom.chv.MemoryRestoreMode;
+import dev.ateom.chv.NetConfig;
 import dev.ateom.chv.RestoreConfig;
+import dev.ateom.chv.RestoredNetConfig;
 import dev.ateom.chv.VmConfig;
 import dev.ateom.microvm.sandbox.ReadinessSpec;
 import dev.ateom.microvm.sandbox.Rollback;
+import dev.ateom.microvm.sandbox.SandboxNetworks;
 import dev.ateom.microvm.sandbox.SandboxRecord;
+import dev.ateom.microvm.sandbox.SandboxState;
 import dev.ateom.microvm.timing.StepTimer;
 import dev.ateom.microvm.vm.SandboxLayout;
 import dev.ateom.microvm.vm.VmConfigFactory;
+import dev.ateom.network.GuestNetwork;
+import dev.ateom.network.Slot;
 import dev.ateom.virtiofsd.ShareKind;
 import dev.ateom.virtiofsd.ShareSet;
 
@@ -17,57 +23,87 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
 /**
- * Brings a sandbox's VM up, the one sequence create, clone and resume share: epoch run dir, the three virtiofsd,
- * (restore dir), CHV, the runtime persisted before CHV is asked anything (so a crash leaves findable processes),
- * vm.create and vm.boot or vm.restore and vm.resume, then readiness, the clock of a restored guest and the
+ * Brings a sandbox's VM up, the one sequence create, clone and resume share: epoch run dir, (network slot), the
+ * three virtiofsd, (restore dir), CHV, the runtime persisted before CHV is asked anything (so a crash leaves
+ * findable processes), vm.create, (vm.add-net with the slot's TAP) and vm.boot or vm.restore (with the TAP as the
+ * snapshot's NIC) and vm.resume, then readiness, the clock of a restored guest and the
  * system-info sync. The order of the steps, and which could run side by side, is decided here alone; every
  * process started registers its stop in the caller's {@link Rollback}.
  */
 final class BringUp {
+    /** The id of the guest's NIC in CHV's config: a restore names it in {@code net_fds}. */
+    static final String NIC_ID = "net0";
     private final OperationContext context;
 
     BringUp(OperationContext context) { this.context = context; }
 
-    void run(SandboxEntry entry, VmSource source, int epoch, StepTimer timer, Rollback rollback) {
+    /** @param stateOnRefusal the state the sandbox is in if the bring-up is refused before it starts (no network free) */
+    void run(SandboxEntry entry, VmSource source, int epoch, StepTimer timer, Rollback rollback, SandboxState stateOnRefusal) {
         SandboxRecord record = entry.record();
         SandboxLayout layout = context.layout(record.id());
         VmStarter vms = context.vms();
         SandboxLayout.EpochLayout el = vms.prepareEpoch(layout, epoch, rollback);
+        Slot slot = record.spec().hasNetwork() ? timer.step("network", () -> acquireSlot(record, stateOnRefusal, rollback)) : null;
         ShareSet shares = timer.step("virtiofsd", () -> vms.startShares(record, layout, el, rollback));
         Optional<Path> restoreDir = source instanceof VmSource.Restore restore
                 ? Optional.of(timer.step("rewrite", () -> vms.prepareRestoreDir(restore.snapshot(), layout, epoch, el, shares, rollback)))
                 : Optional.empty();
         ChvProcess chv = timer.step("chvStart", () -> vms.startChv(el, rollback));
-        context.transitions().apply(entry, entry.record().withRuntime(VmStarter.runtimeOf(el, epoch, chv, shares)));
-        LiveVm live = restoreDir.isPresent() ? restore(record, layout, restoreDir.get(), chv, shares, epoch, timer)
-                : boot(record, el, chv, shares, epoch, timer);
+        context.transitions().apply(entry, withSlot(entry.record(), slot).withRuntime(VmStarter.runtimeOf(el, epoch, chv, shares,
+                slot == null ? null : SandboxNetworks.runtimeOf(slot))));
+        LiveVm live = restoreDir.isPresent() ? restore(record, layout, restoreDir.get(), chv, shares, slot, epoch, timer)
+                : boot(record, el, chv, shares, slot, epoch, timer);
         entry.live(live);
         awaitReady(record, el, timer, restoreDir.isPresent());
         entry.live(live.withSync(timer.step("sync", () ->
                 context.systemInfo().startSync(layout, record.spec().systemInfoOrEmpty(), record.identity()))));
     }
 
-    private static LiveVm boot(SandboxRecord record, SandboxLayout.EpochLayout el, ChvProcess chv, ShareSet shares, int epoch,
-                               StepTimer timer) {
+    /** A slot with the sandbox's policy, released by the rollback after everything started later has stopped. */
+    private Slot acquireSlot(SandboxRecord record, SandboxState stateOnRefusal, Rollback rollback) {
+        Slot slot = context.networks().acquire(record, stateOnRefusal);
+        rollback.add("release network slot " + slot.name(), () -> context.networks().release(slot));
+        return slot;
+    }
+
+    /** The record with the host ports the slot published written into the spec, so the next resume asks for them again. */
+    private static SandboxRecord withSlot(SandboxRecord record, Slot slot) {
+        if (slot == null || slot.publishedPorts().isEmpty()) return record;
+        return record.withSpec(record.spec().withNetwork(record.spec().network().withHostPorts(SandboxNetworks.portsOf(slot))));
+    }
+
+    private static LiveVm boot(SandboxRecord record, SandboxLayout.EpochLayout el, ChvProcess chv, ShareSet shares, Slot slot,
+                               int epoch, StepTimer timer) {
         VmConfig vmConfig = VmConfigFactory.forBoot(record.spec(), el, socketsOf(shares));
         timer.run("vmCreate", () -> chv.client().create(vmConfig));
+        // CHV takes descriptors only with vm.add-net (docs/decisions.md): the NIC joins the created VM before it boots
+        if (slot != null) {
+            timer.run("vmAddNet", () -> chv.client().addNet(NetConfig.onTapDescriptor(NIC_ID, GuestNetwork.GUEST_MAC.toString()),
+                    List.of(slot.tapFd())));
+        }
         timer.run("vmBoot", () -> chv.client().boot());
-        return new LiveVm(epoch, chv, shares, null, Optional.empty());
+        return new LiveVm(epoch, chv, shares, null, Optional.empty(), slot);
     }
 
     private static LiveVm restore(SandboxRecord record, SandboxLayout layout, Path sourceDir, ChvProcess chv, ShareSet shares,
-                                  int epoch, StepTimer timer) {
+                                  Slot slot, int epoch, StepTimer timer) {
         MemoryRestoreMode mode = record.spec().restoreModeOrDefault();
-        timer.run("vmRestore", () -> chv.client().restore(RestoreConfig.fromDirectory(sourceDir, mode)));
+        RestoreConfig restore = RestoreConfig.fromDirectory(sourceDir, mode);
+        // the snapshot's NIC gets this slot's TAP; the guest keeps its MAC, address and ARP cache, valid in every slot
+        timer.run("vmRestore", () -> {
+            if (slot == null) chv.client().restore(restore);
+            else chv.client().restore(restore.withNetFds(List.of(new RestoredNetConfig(NIC_ID, 1))), List.of(slot.tapFd()));
+        });
         // from here the guest may write to the durable dir: it is no longer the snapshot's
         new DurableSyncMarker(layout.sandboxDir()).clear();
         timer.run("vmResume", () -> chv.client().resume());
         return new LiveVm(epoch, chv, shares, null, mode == MemoryRestoreMode.OnDemand
-                ? Optional.of(sourceDir.resolve("memory-ranges")) : Optional.empty());
+                ? Optional.of(sourceDir.resolve("memory-ranges")) : Optional.empty(), slot);
     }
 
     private void awaitReady(SandboxRecord record, SandboxLayout.EpochLayout el, StepTimer timer, boolean afterRestore) {

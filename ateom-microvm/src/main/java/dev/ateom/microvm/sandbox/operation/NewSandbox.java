@@ -1,6 +1,8 @@
 package dev.ateom.microvm.sandbox.operation;
 
+import dev.ateom.microvm.sandbox.InvalidSpecException;
 import dev.ateom.microvm.sandbox.Operation;
+import dev.ateom.microvm.sandbox.OperationFailedException;
 import dev.ateom.microvm.sandbox.OperationResult;
 import dev.ateom.microvm.sandbox.Rollback;
 import dev.ateom.microvm.sandbox.SandboxRecord;
@@ -10,7 +12,9 @@ import dev.ateom.microvm.vm.SandboxLayout;
 
 /**
  * What create and clone share: the new sandbox persisted before anything of it is made, its files prepared, its
- * VM brought up; on any failure everything is rolled back and the sandbox is FAILED (there is nothing to return to).
+ * VM brought up; on any failure everything is rolled back and the sandbox is FAILED (there is nothing to return to),
+ * but for a spec found invalid only while preparing (a hostDirectory source that cannot be read): that is the
+ * request's fault, answered 400 like any invalid spec, and leaves no sandbox behind.
  */
 final class NewSandbox {
     private NewSandbox() {}
@@ -23,19 +27,27 @@ final class NewSandbox {
 
     static OperationResult bringUp(OperationContext context, SandboxEntry entry, Operation operation, Preparation preparation,
                                    VmSource source) {
-        context.transitions().created(entry);
         SandboxRecord record = entry.record();
+        try {
+            context.transitions().created(entry);
+        } catch (RuntimeException e) {
+            // e.g. a full disk: without a record there is no sandbox, so nothing of it may stay
+            context.store().deleteAllQuietly(record.id());
+            throw new OperationFailedException(operation, record.id(), null,
+                    operation.wireName() + " failed: cannot persist the sandbox's record: " + Transitions.describe(e), e);
+        }
         SandboxLayout layout = context.layout(record.id());
         StepTimer timer = context.timer(operation);
         Rollback rollback = new Rollback();
         try {
             preparation.run(record, layout, timer, rollback);
-            context.bringUp().run(entry, source, 1, timer, rollback);
+            context.bringUp().run(entry, source, 1, timer, rollback, SandboxState.FAILED);
             rollback.clear();
             return context.transitions().finish(entry, SandboxState.RUNNING, operation, timer, null);
         } catch (RuntimeException e) {
             rollback.run(e);
             context.teardown().run(entry);
+            if (e instanceof InvalidSpecException refused) throw context.transitions().refused(entry, operation, timer, refused);
             throw context.transitions().failed(entry, operation, timer, e);
         }
     }

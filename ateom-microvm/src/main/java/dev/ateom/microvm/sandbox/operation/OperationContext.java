@@ -3,6 +3,7 @@ package dev.ateom.microvm.sandbox.operation;
 import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.sandbox.GuestProbe;
 import dev.ateom.microvm.sandbox.Operation;
+import dev.ateom.microvm.sandbox.SandboxNetworks;
 import dev.ateom.microvm.sandbox.SandboxStore;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
 import dev.ateom.microvm.sandbox.SystemInfoVolumes;
@@ -17,7 +18,7 @@ import dev.ateom.virtiofsd.VirtiofsdLauncher;
  */
 public record OperationContext(DaemonConfig config, SandboxStore store, VmStarter vms, VirtiofsdLauncher virtiofsd,
                                SnapshotCatalog snapshots, SystemInfoVolumes systemInfo, GuestProbe probe, OperationMetrics metrics,
-                               Transitions transitions) {
+                               Transitions transitions, SandboxNetworks networks) {
 
     SandboxLayout layout(String sandboxId) { return SandboxLayout.of(config, sandboxId); }
 

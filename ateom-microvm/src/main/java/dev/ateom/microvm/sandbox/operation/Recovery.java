@@ -11,6 +11,7 @@ import dev.ateom.microvm.sandbox.ShareRuntime;
 import dev.ateom.microvm.sandbox.TreeRemoval;
 import dev.ateom.microvm.sandbox.VmRuntime;
 import dev.ateom.microvm.vm.SandboxLayout;
+import dev.ateom.network.Slot;
 import dev.ateom.virtiofsd.ShareKind;
 import dev.ateom.virtiofsd.ShareOptions;
 import dev.ateom.virtiofsd.ShareProcessRecord;
@@ -32,8 +33,9 @@ import static java.lang.System.Logger.Level.WARNING;
  * Settles one persisted sandbox at daemon start (docs/DESIGN.md: "records are reconciled with what is really
  * running"). What a crash in each state means:
  * <ul>
- *   <li>RUNNING: adopted when its CHV still answers vm.info with a running VM, else FAILED and cleaned; a VM a
- *       checkpoint left paused is resumed, and a snapshot that checkpoint committed is recorded;</li>
+ *   <li>RUNNING: adopted when its CHV still answers vm.info with a running VM (and its network slot, if any, can be
+ *       taken back), else FAILED and cleaned; a VM a checkpoint left paused is resumed, and a snapshot that
+ *       checkpoint committed is recorded;</li>
  *   <li>CREATING: FAILED and cleaned (nothing to return to);</li>
  *   <li>SUSPENDING: if the snapshot was committed before the crash, SUSPENDED on it; else the VM is lost:
  *       FAILED, with the durable dir kept on the host;</li>
@@ -132,11 +134,21 @@ public final class Recovery {
         SandboxRecord record = entry.record();
         VmRuntime runtime = record.runtime();
         if (runtime == null || !ProcessLeftovers.isChvAlive(runtime) || !answersRunning(record, runtime)) return false;
+        Slot slot = null;
+        if (runtime.network() != null) {
+            try {
+                slot = context.networks().adopt(record);
+            } catch (RuntimeException e) {
+                LOG.log(WARNING, "sandbox " + record.id() + " network slot " + runtime.network().slot() + " cannot be adopted: " + e.getMessage());
+                return false;
+            }
+        }
         ShareSet shares;
         try {
             shares = ShareSet.adopt(context.virtiofsd(), shareRecords(record, layout.epoch(runtime.epoch())));
         } catch (RuntimeException e) {
             LOG.log(WARNING, "sandbox " + record.id() + " virtiofsd cannot be adopted: " + e.getMessage());
+            context.networks().release(slot);
             return false;
         }
         AutoCloseable sync = context.systemInfo().startSync(layout, record.spec().systemInfoOrEmpty(), record.identity());
@@ -144,7 +156,7 @@ public final class Recovery {
         Optional<Path> onDemandSource = record.spec().restoreModeOrDefault() == MemoryRestoreMode.OnDemand
                 ? Optional.of(layout.restoreDir(runtime.epoch()).resolve("memory-ranges")).filter(Files::exists)
                 : Optional.empty();
-        entry.live(new LiveVm(runtime.epoch(), null, shares, sync, onDemandSource));
+        entry.live(new LiveVm(runtime.epoch(), null, shares, sync, onDemandSource, slot));
         LOG.log(INFO, "adopted running sandbox " + record.id() + " (cloud-hypervisor pid " + runtime.chvPid() + ")");
         return true;
     }

@@ -38,7 +38,7 @@ public final class ResumeOperation {
                 durable.markInSyncWith(snapshot.id());
             }
             timer.run("systemInfo", () -> context.systemInfo().regenerate(layout, record.spec().systemInfoOrEmpty(), record.identity()));
-            context.bringUp().run(entry, VmSource.restore(snapshot), record.epochs() + 1, timer, rollback);
+            context.bringUp().run(entry, VmSource.restore(snapshot), record.epochs() + 1, timer, rollback, SandboxState.SUSPENDED);
             rollback.clear();
             return context.transitions().finish(entry, SandboxState.RUNNING, Operation.RESUME, timer, null);
         } catch (RuntimeException e) {

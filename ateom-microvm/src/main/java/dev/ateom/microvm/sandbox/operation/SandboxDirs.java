@@ -1,5 +1,6 @@
 package dev.ateom.microvm.sandbox.operation;
 
+import dev.ateom.microvm.PrivateDirs;
 import dev.ateom.microvm.sandbox.Rollback;
 import dev.ateom.microvm.sandbox.TreeRemoval;
 import dev.ateom.microvm.vm.SandboxLayout;
@@ -9,7 +10,10 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.util.List;
 
-/** The directories of a new sandbox: its state dir, system-info and run dir, and for a create the durable dirs. */
+/**
+ * The directories of a new sandbox: its state dir, system-info and run dir, and for a create the durable dirs. The
+ * sandbox's own dirs are 0700; durable and system-info keep the usual modes, since the guest sees them as its mounts.
+ */
 final class SandboxDirs {
     private SandboxDirs() {}
 
@@ -19,13 +23,13 @@ final class SandboxDirs {
      */
     static void create(SandboxLayout layout, List<String> durableDirs, Rollback rollback) {
         try {
-            Files.createDirectories(layout.sandboxDir());
+            PrivateDirs.ensure(layout.sandboxDir());
             Files.createDirectories(layout.systemInfoDir());
             if (durableDirs != null) {
                 Files.createDirectories(layout.durableDir());
                 for (String dir : durableDirs) Files.createDirectories(layout.durableDir().resolve(dir));
             }
-            Files.createDirectories(layout.runDir());
+            PrivateDirs.ensure(layout.runDir());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create the directories of sandbox " + layout.sandboxId(), e);
         }

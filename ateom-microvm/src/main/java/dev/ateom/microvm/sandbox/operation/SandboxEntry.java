@@ -27,9 +27,14 @@ public final class SandboxEntry {
 
     /** Takes the lock for one operation, or refuses when another operation holds it. */
     public Lock acquire(Operation operation) {
+        return acquire(operation.wireName());
+    }
+
+    /** {@link #acquire(Operation)} for a change that is not an operation; {@code what} says what it is in words. */
+    public Lock acquire(String what) {
         if (!lock.tryLock()) {
             SandboxRecord r = record;
-            throw new BusyException(r.id(), r.state(), operation);
+            throw new BusyException(r.id(), r.state(), what);
         }
         return lock::unlock;
     }

@@ -12,7 +12,8 @@ import java.time.Duration;
 import static java.lang.System.Logger.Level.WARNING;
 
 /**
- * Stops what runs for a sandbox (sync, CHV, virtiofsd, whichever exist) and frees its restore dirs, as one unit
+ * Stops what runs for a sandbox (sync, CHV, virtiofsd, whichever exist), then gives its network slot back (only
+ * once CHV, which holds the slot's TAP, is gone) and frees its restore dirs, as one unit
  * that never throws: a problem is logged and the rest still runs. Suspend runs it after its commit, delete and a
  * failed create or clone before they settle; it needs nothing but the entry, so it could run after an answer.
  */
@@ -53,6 +54,7 @@ final class Teardown {
                 LOG.log(WARNING, "stopping virtiofsd of " + layout.sandboxId() + " failed: " + e.getMessage());
             }
         }
+        context.networks().release(live.slot());
     }
 
     /** A CHV this daemon did not start (adopted after a restart): ask it to exit, then make sure. */

@@ -83,16 +83,33 @@ public final class Transitions {
         return new OperationResult(updated, snapshotId, timings);
     }
 
-    /** The operation failed and there is nothing to return to (create, clone): FAILED with the reason. */
+    /**
+     * The operation failed and there is nothing to return to (create, clone): FAILED with the reason. When even
+     * that cannot be persisted (a full disk), the sandbox's files are removed: no record, no sandbox.
+     */
     SandboxException failed(SandboxEntry entry, Operation operation, StepTimer timer, RuntimeException cause) {
         String reason = operation.wireName() + " failed: " + describe(cause);
         SandboxRecord failed = entry.record().failed(reason).withOperation(operation, timer.timings()).withRuntime(null);
-        apply(entry, failed);
         metrics.record(operation.wireName(), false, timer.elapsedSeconds());
         events.publish(SandboxEvent.operationFinished(failed.id(), SandboxState.FAILED, operation, timer.timings(), null, reason));
         LOG.log(WARNING, "sandbox " + failed.id() + " " + reason, cause);
+        try {
+            apply(entry, failed);
+        } catch (RuntimeException persist) {
+            LOG.log(WARNING, "sandbox " + failed.id() + " cannot be recorded as FAILED (" + describe(persist) + "); removing it");
+            store.deleteAllQuietly(failed.id());
+            return new OperationFailedException(operation, failed.id(), null, reason, cause);
+        }
         if (cause instanceof SandboxException refused) return refused;
         return new OperationFailedException(operation, failed.id(), SandboxState.FAILED, reason, cause);
+    }
+
+    /** A create or clone whose spec turned out invalid while preparing: refused like a bad request, nothing kept. */
+    SandboxException refused(SandboxEntry entry, Operation operation, StepTimer timer, SandboxException refusal) {
+        metrics.record(operation.wireName(), false, timer.elapsedSeconds());
+        LOG.log(INFO, "sandbox " + entry.record().id() + " refused: " + refusal.detail());
+        store.deleteAllQuietly(entry.record().id());
+        return refusal;
     }
 
     /**

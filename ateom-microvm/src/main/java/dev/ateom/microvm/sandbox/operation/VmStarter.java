@@ -3,7 +3,9 @@ package dev.ateom.microvm.sandbox.operation;
 import dev.ateom.chv.ChvLaunch;
 import dev.ateom.chv.ChvProcess;
 import dev.ateom.microvm.HostTools;
+import dev.ateom.microvm.PrivateDirs;
 import dev.ateom.microvm.config.DaemonConfig;
+import dev.ateom.microvm.sandbox.NetworkRuntime;
 import dev.ateom.microvm.sandbox.Rollback;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.ShareRuntime;
@@ -58,6 +60,7 @@ public final class VmStarter {
                 }
             }
             TreeRemoval.removeRecursively(el.dir());
+            PrivateDirs.ensure(layout.runDir());
             Files.createDirectories(el.dir());
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create run dir " + el.dir(), e);
@@ -94,11 +97,11 @@ public final class VmStarter {
     }
 
     /** What a restarted daemon needs to find (and adopt or kill) these processes. */
-    static VmRuntime runtimeOf(SandboxLayout.EpochLayout el, int epoch, ChvProcess chv, ShareSet shares) {
+    static VmRuntime runtimeOf(SandboxLayout.EpochLayout el, int epoch, ChvProcess chv, ShareSet shares, NetworkRuntime network) {
         List<ShareRuntime> shareRuntimes = new ArrayList<>();
         shares.processes().forEach((kind, p) -> shareRuntimes.add(new ShareRuntime(kind.name(), kind.tag(), p.pid(),
                 p.socketPath().toString(), p.spec().sharedDir().toString(), p.logFile().toString())));
         return new VmRuntime(el.dir().getParent().toString(), epoch, chv.pid(), el.apiSocket().toString(),
-                el.vsockSocket().toString(), el.consoleLog().toString(), el.chvLog().toString(), shareRuntimes);
+                el.vsockSocket().toString(), el.consoleLog().toString(), el.chvLog().toString(), shareRuntimes, network);
     }
 }

@@ -1,0 +1,41 @@
+package dev.ateom.microvm.sandbox.operation;
+
+import dev.ateom.microvm.sandbox.EgressSpec;
+import dev.ateom.microvm.sandbox.InvalidStateException;
+import dev.ateom.microvm.sandbox.SandboxRecord;
+import dev.ateom.microvm.sandbox.SandboxState;
+
+import static java.lang.System.Logger.Level.INFO;
+
+/**
+ * {@code PUT /v1/sandboxes/{id}/network/egress}: a new egress policy for a networked sandbox. A running one gets it
+ * in its slot at once (one atomic nftables transaction: connections to what it now denies are cut at their next
+ * packet); the spec keeps it either way, so every later resume and (unless the request says otherwise) every clone
+ * of a later snapshot runs with it. A suspended sandbox's policy is only recorded.
+ */
+public final class EgressChange {
+    /** How the refusals name this change. */
+    public static final String WHAT = "change the egress policy of";
+    private static final System.Logger LOG = System.getLogger(EgressChange.class.getName());
+    private final OperationContext context;
+
+    public EgressChange(OperationContext context) { this.context = context; }
+
+    /** Runs under the sandbox's lock on a sandbox with a network; the record as it is now. */
+    public SandboxRecord run(SandboxEntry entry, EgressSpec egress) {
+        SandboxRecord record = entry.record();
+        switch (record.state()) {
+            case RUNNING -> {
+                LiveVm live = entry.live();
+                if (live == null || live.slot() == null) throw new InvalidStateException(record.id(), record.state(), WHAT);
+                context.networks().replaceEgress(live.slot(), egress);
+            }
+            case SUSPENDED -> { }
+            default -> throw new InvalidStateException(record.id(), record.state(), WHAT);
+        }
+        context.transitions().apply(entry, record.withSpec(record.spec().withNetwork(record.spec().network().withEgress(egress))));
+        LOG.log(INFO, "egress policy of sandbox " + record.id() + " replaced" + (record.state() == SandboxState.RUNNING
+                ? " and in force" : "; in force from the next resume") + ": allow " + egress.allow() + ", deny " + egress.deny());
+        return entry.record();
+    }
+}
