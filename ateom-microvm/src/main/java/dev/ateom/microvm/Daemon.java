@@ -4,7 +4,9 @@ import dev.ateom.microvm.api.EventRoutes;
 import dev.ateom.microvm.api.OpenApiEndpoint;
 import dev.ateom.microvm.api.SandboxRoutes;
 import dev.ateom.microvm.api.SnapshotRoutes;
+import dev.ateom.microvm.api.StoreRoutes;
 import dev.ateom.microvm.config.DaemonConfig;
+import dev.ateom.microvm.remote.RemoteSnapshots;
 import dev.ateom.microvm.http.RequestBodies;
 import dev.ateom.microvm.sandbox.GuestProbe;
 import dev.ateom.microvm.sandbox.SandboxManager;
@@ -76,6 +78,7 @@ public final class Daemon implements AutoCloseable {
 
         List<AutoCloseable> resources = new ArrayList<>();
         SandboxManager sandboxes;
+        RemoteSnapshots remote;
         try {
             SnapshotStore snapshotStore = SnapshotStore.open(config.stateDir());
             PrivateDirs.ensure(config.snapshotsDir());
@@ -93,10 +96,23 @@ public final class Daemon implements AutoCloseable {
             sandboxes = new SandboxManager(config, new SandboxStore(config.sandboxesDir()), virtiofsd, snapshots,
                     new SystemInfoVolumes(systemInfo), probe, tools, networks, registry);
             snapshots.protect(sandboxes::isLatestOfSuspended);
+            remote = config.snapshotStore()
+                    .map(store -> RemoteSnapshots.start(store, config.stateDir(), snapshotStore, tools.hypervisor().resolved(), registry))
+                    .orElseGet(RemoteSnapshots::notConfigured);
+            resources.add(remote);
+            if (remote.configured()) {
+                snapshots.fetchMissingWith(remote);
+                snapshots.annotateWith(remote.snapshotAnnotations());
+                sandboxes.afterSuspend(remote::pushAfterSuspend);
+            }
             sandboxes.recover();
         } catch (IOException e) {
             closeAll(resources);
             throw new UncheckedIOException("cannot open the state dir " + config.stateDir(), e);
+        } catch (RuntimeException e) {
+            // e.g. a network pool that collides with the host's routes: nothing started may outlive the refusal
+            closeAll(resources);
+            throw e;
         }
         resources.addFirst(sandboxes);
 
@@ -106,7 +122,8 @@ public final class Daemon implements AutoCloseable {
         services.add(new MetricsEndpoint(registry));
         services.add(new OpenApiEndpoint());
         services.add(new SandboxRoutes(sandboxes, bodies));
-        services.add(new SnapshotRoutes(sandboxes.snapshotCatalog()));
+        services.add(new SnapshotRoutes(sandboxes.snapshotCatalog(), remote));
+        services.add(new StoreRoutes(remote));
         services.add(new EventRoutes(sandboxes.events()));
 
         ApiServer server = new ApiServer(config.listenHost(), config.port(), config.maxRequestBytes(), token, services);

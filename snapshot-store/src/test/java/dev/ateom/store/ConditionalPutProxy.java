@@ -22,7 +22,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * through one at a time. Everything else is forwarded unchanged (Host included, so SigV4 signatures stay valid;
  * that needs {@code -Dsun.net.http.allowRestrictedHeaders=true}, set for this module's tests).
  */
-final class ConditionalPutProxy implements AutoCloseable {
+public final class ConditionalPutProxy implements AutoCloseable {
     private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "transfer-encoding", "expect", "content-length", "date");
 
     private final URI backend;
@@ -30,7 +30,7 @@ final class ConditionalPutProxy implements AutoCloseable {
     private final ExecutorService threads = Executors.newFixedThreadPool(16);
     private final ReentrantLock conditionalWrites = new ReentrantLock(true);
 
-    ConditionalPutProxy(URI backend) throws IOException {
+    public ConditionalPutProxy(URI backend) throws IOException {
         this.backend = backend;
         this.server = HttpServer.create(new InetSocketAddress(InetAddress.getLoopbackAddress(), 0), 64);
         server.createContext("/", this::forward);
@@ -38,7 +38,7 @@ final class ConditionalPutProxy implements AutoCloseable {
         server.start();
     }
 
-    URI endpoint() {
+    public URI endpoint() {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
     }
 

@@ -25,10 +25,10 @@ import software.amazon.awssdk.services.s3.model.CreateBucketRequest;
  * port, from the self-contained jar the build copied into target/s3proxy. Stop and start it again on the same
  * port and data dir to play an outage.
  */
-final class S3ProxyServer implements AutoCloseable {
-    static final String IDENTITY = "ateom-test";
-    static final String CREDENTIAL = "ateom-test-secret";
-    static final StaticCredentialsProvider CREDENTIALS = StaticCredentialsProvider.create(AwsBasicCredentials.create(IDENTITY, CREDENTIAL));
+public final class S3ProxyServer implements AutoCloseable {
+    public static final String IDENTITY = "ateom-test";
+    public static final String CREDENTIAL = "ateom-test-secret";
+    public static final StaticCredentialsProvider CREDENTIALS = StaticCredentialsProvider.create(AwsBasicCredentials.create(IDENTITY, CREDENTIAL));
     private static final Duration START_TIMEOUT = Duration.ofSeconds(60);
 
     private final String version;
@@ -43,7 +43,7 @@ final class S3ProxyServer implements AutoCloseable {
     }
 
     /** The version the build names (the newest that resolved), in a fresh dir below {@code workDir}. */
-    static S3ProxyServer start(Path workDir) throws IOException {
+    public static S3ProxyServer start(Path workDir) throws IOException {
         return start(System.getProperty("ateom.s3proxy.version", "2.9.0"), workDir);
     }
 
@@ -55,11 +55,11 @@ final class S3ProxyServer implements AutoCloseable {
         return server;
     }
 
-    URI endpoint() {
+    public URI endpoint() {
         return URI.create("http://127.0.0.1:" + port);
     }
 
-    int port() {
+    public int port() {
         return port;
     }
 
@@ -68,7 +68,7 @@ final class S3ProxyServer implements AutoCloseable {
     }
 
     /** Where the filesystem backend keeps objects: {@code data/<bucket>/<key>}. */
-    Path dataDirectory() {
+    public Path dataDirectory() {
         return directory.resolve("data");
     }
 
@@ -79,7 +79,7 @@ final class S3ProxyServer implements AutoCloseable {
                 .withParallelism(4);
     }
 
-    void createBucket(String bucket) {
+    public void createBucket(String bucket) {
         try (S3Client client = S3Client.builder().httpClientBuilder(UrlConnectionHttpClient.builder()).endpointOverride(endpoint())
                 .region(Region.US_EAST_1).forcePathStyle(true).credentialsProvider(CREDENTIALS).build()) {
             client.createBucket(CreateBucketRequest.builder().bucket(bucket).build());
@@ -87,7 +87,7 @@ final class S3ProxyServer implements AutoCloseable {
     }
 
     /** Kills the server (as an outage would); {@link #restart()} brings it back on the same port and data. */
-    void stop() {
+    public void stop() {
         if (process == null) {
             return;
         }
@@ -103,7 +103,7 @@ final class S3ProxyServer implements AutoCloseable {
         process = null;
     }
 
-    void restart() throws IOException {
+    public void restart() throws IOException {
         stop();
         startProcess();
     }
@@ -171,7 +171,7 @@ final class S3ProxyServer implements AutoCloseable {
         }
     }
 
-    static void deleteTree(Path root) {
+    public static void deleteTree(Path root) {
         try {
             TreeDeleter.delete(root);
         } catch (IOException e) {

@@ -1,9 +1,11 @@
 package dev.ateom.microvm.api;
 
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.microvm.http.RequestBodies;
 import dev.ateom.microvm.sandbox.EgressSpec;
 import dev.ateom.microvm.http.Responses;
 import dev.ateom.microvm.sandbox.ForkRequest;
+import dev.ateom.microvm.sandbox.RestoreOptions;
 import dev.ateom.microvm.sandbox.SandboxManager;
 import dev.ateom.microvm.sandbox.SandboxSpec;
 import io.helidon.webserver.http.HttpRules;
@@ -32,15 +34,17 @@ public final class SandboxRoutes extends RouteTable {
                 .post("/v1/sandboxes/{id}/checkpoint", (req, res) -> Responses.json(res, 200, manager.checkpoint(id(req))))
                 .post("/v1/sandboxes/{id}/fork", (req, res) -> Responses.json(res, 200,
                         manager.fork(id(req), bodies.readJson(req, ForkRequest.class))))
-                .post("/v1/sandboxes/{id}/resume", (req, res) -> Responses.json(res, 200, manager.resume(id(req))))
+                .post("/v1/sandboxes/{id}/resume", (req, res) -> Responses.json(res, 200,
+                        manager.resume(id(req), bodies.readOptionalJson(req, ResumeRequest.class, ResumeRequest.NONE).options())))
                 .put("/v1/sandboxes/{id}/network/egress", (req, res) ->
                         Responses.json(res, 200, manager.replaceEgress(id(req), bodies.readJson(req, EgressSpec.class))))
                 .delete("/v1/sandboxes/{id}", this::delete);
     }
 
     private void create(ServerRequest req, ServerResponse res) {
-        SandboxSpec spec = bodies.readJson(req, SandboxSpec.class);
-        var result = manager.create(spec);
+        ObjectNode body = bodies.readJson(req, ObjectNode.class);
+        RestoreOptions options = RestoreRequestFields.take(body);
+        var result = manager.create(bodies.convert(body, SandboxSpec.class), options);
         res.header("Location", "/v1/sandboxes/" + result.sandbox().id());
         Responses.json(res, 201, result);
     }

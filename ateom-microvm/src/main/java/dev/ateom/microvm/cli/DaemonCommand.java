@@ -58,7 +58,14 @@ public final class DaemonCommand implements Callable<Integer> {
             return 2;
         }
         LogSetup.install(config.logLevel());
-        Daemon daemon = Daemon.start(config);
+        Daemon daemon;
+        try {
+            daemon = Daemon.start(config);
+        } catch (ConfigException e) {
+            // a setting that only the host can refuse (the network pool overlapping its routes)
+            System.err.println("ateom: " + e.getMessage());
+            return 2;
+        }
         Runtime.getRuntime().addShutdownHook(new Thread(daemon::close, "ateom-shutdown"));
         try {
             daemon.awaitStop();

@@ -121,7 +121,7 @@ final class SandboxCommands {
                 printNetwork(runtime.path("network"), out);
             }
             JsonNode egress = s.path("spec").path("network").path("egress");
-            if (!egress.isMissingNode()) out.println("egress: allow " + egress.path("allow") + ", deny " + egress.path("deny"));
+            if (s.path("spec").has("network")) out.println("egress: " + describeEgress(egress));
             if (s.hasNonNull("lastOperation")) out.println("last operation: " + s.get("lastOperation").asText());
             printTimings(s.path("lastTimingsMs"), out);
         }
@@ -178,7 +178,7 @@ final class SandboxCommands {
         @Override
         void printTable(JsonNode s, PrintStream out) {
             JsonNode egress = s.path("spec").path("network").path("egress");
-            out.println(id + " egress: allow " + egress.path("allow") + ", deny " + egress.path("deny")
+            out.println(id + " egress: " + describeEgress(egress)
                     + ("RUNNING".equals(s.path("state").asText()) ? " (in force)" : " (in force from the next resume)"));
         }
     }
@@ -206,6 +206,17 @@ final class SandboxCommands {
         TextTable ports = new TextTable("GUEST PORT", "HOST");
         for (JsonNode port : network.path("ports")) ports.row(port.path("guest").asInt(), "127.0.0.1:" + port.path("host").asInt());
         if (!network.path("ports").isEmpty()) ports.print(out);
+    }
+
+    /** {@code allow 10.1.0.0/16, deny 198.51.100.0/24 203.0.113.0/24} ({@code -} for an empty list). */
+    static String describeEgress(JsonNode egress) {
+        return "allow " + cidrs(egress.path("allow")) + ", deny " + cidrs(egress.path("deny"));
+    }
+
+    private static String cidrs(JsonNode list) {
+        StringBuilder text = new StringBuilder();
+        for (JsonNode cidr : list) text.append(text.isEmpty() ? "" : " ").append(cidr.asText());
+        return text.isEmpty() ? "-" : text.toString();
     }
 
     static String age(String isoInstant) {

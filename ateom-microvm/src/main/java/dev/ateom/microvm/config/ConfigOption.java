@@ -26,6 +26,16 @@ public enum ConfigOption {
     CHILDREN_DIE_WITH_DAEMON("children-die-with-daemon", "true",
             "true: CHV and virtiofsd get SIGKILL when the daemon dies. false: they keep running and a restarted daemon adopts them."),
     MAX_PARALLEL_RESTORES("max-parallel-restores", "4", "Most clone restores a fork runs at once (each reads a memory image and starts CHV and virtiofsd)."),
+    SNAPSHOT_STORE("snapshot-store", "",
+            "s3://bucket/prefix of an S3-compatible store that many hosts share for snapshots (push, pull, adopt). Unset: snapshots stay on this host."),
+    SNAPSHOT_STORE_ENDPOINT("snapshot-store-endpoint", "", "http(s)://host[:port] of a store other than AWS S3 (MinIO, Ceph RGW, R2, ...). Unset: AWS."),
+    SNAPSHOT_STORE_REGION("snapshot-store-region", "", "Region of the store. Unset: the AWS SDK's chain (AWS_REGION, profile), else us-east-1 with an endpoint."),
+    SNAPSHOT_STORE_PATH_STYLE("snapshot-store-path-style", "false", "true: https://endpoint/bucket/key URLs (MinIO, s3proxy, most non-AWS stores)."),
+    SNAPSHOT_STORE_LEASES("snapshot-store-leases", "on",
+            "on: adopting a sandbox takes a lease in the store, refused where the store does not honour conditional writes. off: no leases (the operator keeps hosts apart)."),
+    SNAPSHOT_STORE_CACHE_MIB("snapshot-store-cache-mib", "4096", "Size bound of the local chunk cache (<state-dir>/chunks); least recently used chunks go first."),
+    PUSH_ON_SUSPEND("push-on-suspend", "false", "true: every suspend pushes its snapshot to the store in the background after the local commit."),
+    HOST_ID("host-id", "", "This host's name in store leases. Default: the machine's host name."),
     NETWORK("network", "false", "true: sandboxes whose spec has a network get a network slot each (needs root and the nftables "
             + "package). false: such sandboxes are refused (503)."),
     NETWORK_POOL("network-pool", "100.72.0.0/16", "IPv4 network the slots' addresses come from, one /30 per running sandbox; "

@@ -5,11 +5,12 @@ import dev.ateom.network.NetworkConfig;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * The daemon's resolved settings; see {@link ConfigOption} for each one's meaning and default. {@code network} is
  * null when networking is off. {@code imageRoots} and {@code hostDirectoryRoots} are absolute and normalized; empty
- * lists allow nothing.
+ * lists allow nothing. {@code snapshotStore} is empty unless {@code --snapshot-store} is set.
  */
 public record DaemonConfig(
         String listenHost,
@@ -28,7 +29,8 @@ public record DaemonConfig(
         boolean childrenDieWithDaemon,
         String logLevel,
         int maxParallelRestores,
-        NetworkConfig network) {
+        NetworkConfig network,
+        Optional<RemoteStoreConfig> snapshotStore) {
 
     public DaemonConfig {
         imageRoots = List.copyOf(imageRoots);

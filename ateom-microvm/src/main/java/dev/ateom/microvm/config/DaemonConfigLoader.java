@@ -5,8 +5,14 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
 import dev.ateom.network.NetworkConfig;
 import dev.ateom.network.NetworkConfigException;
+import dev.ateom.store.LeaseMode;
+import dev.ateom.store.StoreConfigException;
+import dev.ateom.store.StoreLocation;
+import dev.ateom.store.StoreSettings;
 
 import java.io.IOException;
+import java.net.InetAddress;
+import java.net.UnknownHostException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -17,6 +23,7 @@ import java.util.Iterator;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.stream.Collectors;
 
@@ -63,7 +70,8 @@ public final class DaemonConfigLoader {
                 bool(values.get(ConfigOption.CHILDREN_DIE_WITH_DAEMON)),
                 logLevel(values.get(ConfigOption.LOG_LEVEL)),
                 intInRange(values.get(ConfigOption.MAX_PARALLEL_RESTORES), 1, 256),
-                network(values));
+                network(values),
+                remoteStore(values));
     }
 
     /** The network options when {@code network} is on, each checked and named on failure; null when it is off. */
@@ -84,6 +92,70 @@ public final class DaemonConfigLoader {
         } catch (NetworkConfigException e) {
             ConfigOption option = byKey(e.option());
             throw new ConfigException((option == null ? e.option() : values.get(option).describe()) + ": " + e.reason());
+        }
+    }
+
+    /** Empty unless {@code snapshot-store} is set; a malformed store option stops the start like any other bad value. */
+    private static Optional<RemoteStoreConfig> remoteStore(Map<ConfigOption, Resolved> values) {
+        Resolved location = values.get(ConfigOption.SNAPSHOT_STORE);
+        boolean pushOnSuspend = bool(values.get(ConfigOption.PUSH_ON_SUSPEND));
+        if (location.value().isBlank()) {
+            if (pushOnSuspend) {
+                throw new ConfigException(values.get(ConfigOption.PUSH_ON_SUSPEND).describe() + " needs snapshot-store to be set");
+            }
+            return Optional.empty();
+        }
+        StoreSettings settings;
+        try {
+            settings = StoreSettings.of(StoreLocation.parse(location.value().strip()));
+        } catch (StoreConfigException e) {
+            throw new ConfigException(location.describe() + ": " + e.getMessage(), e);
+        }
+        settings = withOptional(settings, values.get(ConfigOption.SNAPSHOT_STORE_ENDPOINT), StoreSettings::withEndpoint);
+        settings = withOptional(settings, values.get(ConfigOption.SNAPSHOT_STORE_REGION), StoreSettings::withRegion);
+        settings = settings.withPathStyle(bool(values.get(ConfigOption.SNAPSHOT_STORE_PATH_STYLE)))
+                .withLeases(leaseMode(values.get(ConfigOption.SNAPSHOT_STORE_LEASES)));
+        long cacheBytes = (long) intInRange(values.get(ConfigOption.SNAPSHOT_STORE_CACHE_MIB), 16, 16 << 20) << 20;
+        Resolved hostId = values.get(ConfigOption.HOST_ID);
+        return Optional.of(new RemoteStoreConfig(settings, cacheBytes, pushOnSuspend,
+                hostId.value().isBlank() ? defaultHostId() : hostIdOf(hostId)));
+    }
+
+    /** A store setter that parses its value and may refuse it. */
+    private interface StoreSetting {
+        StoreSettings apply(StoreSettings settings, String value) throws StoreConfigException;
+    }
+
+    private static StoreSettings withOptional(StoreSettings settings, Resolved r, StoreSetting setter) {
+        if (r.value().isBlank()) return settings;
+        try {
+            return setter.apply(settings, r.value().strip());
+        } catch (StoreConfigException e) {
+            throw new ConfigException(r.describe() + ": " + e.getMessage(), e);
+        }
+    }
+
+    private static LeaseMode leaseMode(Resolved r) {
+        return switch (nonEmpty(r).toLowerCase(Locale.ROOT)) {
+            case "on", "true" -> LeaseMode.ENFORCED;
+            case "off", "false" -> LeaseMode.OFF;
+            default -> throw new ConfigException(r.describe() + " must be on or off, got '" + r.value() + "'");
+        };
+    }
+
+    private static String hostIdOf(Resolved r) {
+        String id = nonEmpty(r);
+        if (!id.matches("[A-Za-z0-9][A-Za-z0-9._-]{0,252}")) {
+            throw new ConfigException(r.describe() + " must be letters, digits, '.', '_' or '-' (a host name), got '" + r.value() + "'");
+        }
+        return id;
+    }
+
+    private static String defaultHostId() {
+        try {
+            return InetAddress.getLocalHost().getHostName();
+        } catch (UnknownHostException e) {
+            return "localhost";
         }
     }
 

@@ -8,6 +8,7 @@ import com.fasterxml.jackson.databind.exc.InvalidFormatException;
 import com.fasterxml.jackson.databind.exc.MismatchedInputException;
 import com.fasterxml.jackson.databind.exc.UnrecognizedPropertyException;
 import com.fasterxml.jackson.databind.JsonMappingException;
+import com.fasterxml.jackson.databind.JsonNode;
 import io.helidon.webserver.http.ServerRequest;
 
 import java.io.IOException;
@@ -24,8 +25,29 @@ public final class RequestBodies {
     public <T> T readJson(ServerRequest req, Class<T> type) {
         byte[] body = readBounded(req);
         if (body.length == 0) throw ApiException.badRequest("request body is empty; a JSON object is expected");
+        return parse(() -> ApiJson.mapper().readValue(body, type));
+    }
+
+    /** As {@link #readJson}, but an absent body is {@code whenEmpty} (for requests whose body is optional). */
+    public <T> T readOptionalJson(ServerRequest req, Class<T> type, T whenEmpty) {
+        byte[] body = readBounded(req);
+        if (body.length == 0) return whenEmpty;
+        return parse(() -> ApiJson.mapper().readValue(body, type));
+    }
+
+    /** A body read as a tree, turned into {@code type} with the same field-naming errors as {@link #readJson}. */
+    public <T> T convert(JsonNode body, Class<T> type) {
+        return parse(() -> ApiJson.mapper().treeToValue(body, type));
+    }
+
+    /** One Jackson read. */
+    private interface JsonRead<T> {
+        T read() throws IOException;
+    }
+
+    private static <T> T parse(JsonRead<T> jsonRead) {
         try {
-            T value = ApiJson.mapper().readValue(body, type);
+            T value = jsonRead.read();
             if (value == null) throw ApiException.badRequest("request body is 'null'; a JSON object is expected");
             return value;
         } catch (UnrecognizedPropertyException e) {

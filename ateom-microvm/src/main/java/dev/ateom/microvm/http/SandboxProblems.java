@@ -8,6 +8,7 @@ import dev.ateom.microvm.sandbox.InvalidStateException;
 import dev.ateom.microvm.sandbox.NetworkUnavailableException;
 import dev.ateom.microvm.sandbox.NotFoundException;
 import dev.ateom.microvm.sandbox.OperationFailedException;
+import dev.ateom.microvm.sandbox.RemoteStoreException;
 import dev.ateom.microvm.sandbox.SandboxException;
 import dev.ateom.microvm.sandbox.SnapshotInUseException;
 import dev.ateom.microvm.sandbox.SnapshotUnusableException;
@@ -32,8 +33,23 @@ public final class SandboxProblems {
             case HostToolsUnavailableException tools ->
                     problem(503, "host-tools-unavailable", "A host tool sandboxes need is not available", tools);
             case NetworkUnavailableException network -> problem(503, "network-unavailable", "No network for the sandbox", network);
+            case RemoteStoreException store -> storeProblem(store);
             case OperationFailedException failed -> problem(500, failed.operation().wireName() + "-failed",
                     "Sandbox " + failed.operation().wireName() + " failed", failed);
+        };
+    }
+
+    /** 503 when the store does not answer, 502 when it answers wrongly or holds damaged data, 409 for conflicts of state. */
+    private static ApiException storeProblem(RemoteStoreException e) {
+        return switch (e.kind()) {
+            case NOT_CONFIGURED -> problem(409, "snapshot-store-not-configured", "No snapshot store is configured", e);
+            case UNAVAILABLE -> problem(503, "snapshot-store-unavailable", "The snapshot store is unavailable", e);
+            case REFUSED -> problem(502, "snapshot-store-error", "The snapshot store refused the request", e);
+            case HOST_MISMATCH -> problem(409, "host-mismatch", "The snapshot was taken on a different host", e);
+            case DATA_INVALID -> problem(502, "snapshot-store-data-invalid", "The snapshot in the store is damaged", e);
+            case CONFLICT -> problem(409, "snapshot-conflict", "The store holds a different snapshot with this id", e);
+            case LEASE_HELD -> problem(409, "lease-held", "Another host holds the sandbox's lease", e);
+            case LEASES_UNAVAILABLE -> problem(409, "leases-unavailable", "Leases cannot be had from this store", e);
         };
     }
 

@@ -38,6 +38,7 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.Consumer;
 import java.util.function.Function;
 
 import static java.lang.System.Logger.Level.INFO;
@@ -56,6 +57,7 @@ public final class SandboxManager implements AutoCloseable {
     private final HostPathPolicy paths;
     private final Map<String, SandboxEntry> sandboxes = new ConcurrentHashMap<>();
     private final EventLog events = new EventLog(EventLog.DEFAULT_RING_SIZE, EventLog.DEFAULT_QUEUE_SIZE);
+    private Consumer<String> afterSuspend = snapshotId -> { };
     /** Bounds the restores a fork runs at once (each restore reads a whole memory image and starts four processes). */
     private final Semaphore restoreSlots;
 
@@ -102,13 +104,23 @@ public final class SandboxManager implements AutoCloseable {
 
     // ------------------------------------------------------------------ operations
 
+    /** Called with the snapshot id after every successful suspend (push-on-suspend); must return at once. */
+    public void afterSuspend(Consumer<String> action) { this.afterSuspend = action; }
+
     /** Create, or clone when the request names a snapshot: a new sandbox, RUNNING when this returns. */
-    public OperationResult create(SandboxSpec request) {
+    public OperationResult create(SandboxSpec request) { return create(request, RestoreOptions.DEFAULT); }
+
+    /** As {@link #create(SandboxSpec)}; a clone's snapshot that is not on this host is pulled from the store first. */
+    public OperationResult create(SandboxSpec request, RestoreOptions options) {
         List<SpecViolation> violations = new ArrayList<>(SandboxSpecValidator.validate(request, paths));
         violations.addAll(context.networks().check(request.network(), "network"));
         if (!violations.isEmpty()) throw new InvalidSpecException(violations);
         requireHypervisor();
         String id = request.id() != null ? request.id() : generateId();
+        if (request.isClone()) {
+            if (sandboxes.containsKey(id)) throw new AlreadyExistsException(id, sandboxes.get(id).record().state());
+            context.snapshots().ensureLocal(request.fromSnapshot(), options.allowCpuMismatch());
+        }
         SnapshotCatalog.SnapshotHandle source = request.isClone() ? context.snapshots().open(request.fromSnapshot()) : null;
         if (source != null) requireSameNic(request, source);
         SandboxSpec spec = request.isClone() ? request.cloneOf(source.sandboxSpec(), id) : request.withId(id);
@@ -116,6 +128,7 @@ public final class SandboxManager implements AutoCloseable {
             List<SpecViolation> stored = new ArrayList<>(SandboxSpecValidator.validateStored(spec, paths));
             stored.addAll(SandboxSpecValidator.storedViolations(context.networks().check(spec.network(), "network")));
             if (!stored.isEmpty()) throw new InvalidSpecException(stored);
+            context.snapshots().requireConfigAsWritten(source);
         }
         if (spec.hasNetwork()) context.networks().requireAvailable(null, null);
         Operation operation = request.isClone() ? Operation.CLONE : Operation.CREATE;
@@ -159,8 +172,18 @@ public final class SandboxManager implements AutoCloseable {
         }
     }
 
-    public OperationResult suspend(String id) { return runOn(id, Operation.SUSPEND, new SuspendOperation(context)::run); }
+    public OperationResult suspend(String id) {
+        OperationResult result = runOn(id, Operation.SUSPEND, new SuspendOperation(context)::run);
+        afterSuspend.accept(result.snapshotId());
+        return result;
+    }
 
+    public OperationResult resume(String id) { return resume(id, RestoreOptions.DEFAULT); }
+
+    /** Resume; a latest snapshot that is not on this host (deleted here after a push) is pulled from the store first. */
+    public OperationResult resume(String id, RestoreOptions options) {
+        return runOn(id, Operation.RESUME, new ResumeOperation(context, options)::run);
+    }
     /** A snapshot of a running sandbox that keeps running; the guest is paused only for the snapshot and the archive. */
     public OperationResult checkpoint(String id) { return runOn(id, Operation.CHECKPOINT, new CheckpointOperation(context)::run); }
 
@@ -198,8 +221,6 @@ public final class SandboxManager implements AutoCloseable {
         return new ForkResult(id, snapshotId, clones.size() - failed, failed, clones, timings,
                 checkpoint == null ? null : checkpoint.timingsMs());
     }
-
-    public OperationResult resume(String id) { return runOn(id, Operation.RESUME, new ResumeOperation(context)::run); }
 
     /** Deletes in any state; {@code withSnapshots} also removes the sandbox's snapshots. */
     public void delete(String id, boolean withSnapshots) {

@@ -1,5 +1,6 @@
 package dev.ateom.microvm.sandbox;
 
+import dev.ateom.microvm.config.ConfigException;
 import dev.ateom.microvm.systeminfo.spec.SpecViolation;
 import dev.ateom.network.EgressPolicy;
 import dev.ateom.network.GuestNetwork;
@@ -53,7 +54,7 @@ public final class SandboxNetworks implements AutoCloseable {
      * ready pool starts filling. A host that cannot run slots (no nftables library, no {@code /dev/net/tun}, not
      * root) leaves networking unavailable with the reason, which networked requests then get (503).
      *
-     * @throws NetworkConfigException the configured pool does not fit this host (the daemon must not start)
+     * @throws ConfigException the configured pool does not fit this host (the daemon must not start); names the option
      */
     public void open(Set<String> ownedSlots) {
         if (config == null) return;
@@ -65,6 +66,8 @@ public final class SandboxNetworks implements AutoCloseable {
         } catch (NetworkSetupException e) {
             unavailable = "networking cannot start on this host: " + e.getMessage();
             LOG.log(WARNING, "network: " + unavailable);
+        } catch (NetworkConfigException e) {
+            throw new ConfigException("--" + e.option() + ": " + e.reason(), e);
         }
     }
 

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.snapshot.ArchiveCompression;
 import dev.ateom.snapshot.ArchiveProgress;
+import dev.ateom.snapshot.ChvConfigPolicy;
 import dev.ateom.snapshot.DiskUsage;
 import dev.ateom.snapshot.DurableArchive;
 import dev.ateom.snapshot.ExtractOptions;
@@ -48,6 +49,8 @@ public final class SnapshotCatalog {
     private final SnapshotStore store;
     private final Path sandboxesDir;
     private Predicate<String> protectedSnapshot = id -> false;
+    private SnapshotFetcher fetcher = SnapshotFetcher.NONE;
+    private Map<String, String> hostAnnotations = Map.of();
 
     public SnapshotCatalog(SnapshotStore store, Path sandboxesDir) {
         this.store = store;
@@ -56,6 +59,12 @@ public final class SnapshotCatalog {
 
     /** Snapshots that must not be deleted without {@code force}: the latest of a suspended sandbox. */
     public void protect(Predicate<String> isProtected) { this.protectedSnapshot = isProtected; }
+
+    /** Where snapshots that are not on this host come from (the snapshot store); by default nowhere. */
+    public void fetchMissingWith(SnapshotFetcher fetcher) { this.fetcher = fetcher; }
+
+    /** Annotations every snapshot taken from now on records about this host (the CPU, for restore hosts to compare). */
+    public void annotateWith(Map<String, String> annotations) { this.hostAnnotations = Map.copyOf(annotations); }
 
     /** A committed snapshot opened for restore, with the spec of the sandbox it was taken from. */
     public record SnapshotHandle(String id, Snapshot snapshot, SandboxSpec sandboxSpec) {}
@@ -101,7 +110,9 @@ public final class SnapshotCatalog {
                     record.identity().uid());
             try {
                 String spec = ApiJson.mapper().writeValueAsString(record.spec());
-                return staging.commit(new SnapshotMetadata(source, chvVersion, shares, Map.of(SPEC_ANNOTATION, spec))).id();
+                Map<String, String> annotations = new LinkedHashMap<>(hostAnnotations);
+                annotations.put(SPEC_ANNOTATION, spec);
+                return staging.commit(new SnapshotMetadata(source, chvVersion, shares, annotations)).id();
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot commit snapshot " + staging.snapshotId() + " of " + record.id(), e);
             }
@@ -118,17 +129,39 @@ public final class SnapshotCatalog {
 
     // ------------------------------------------------------------------ using snapshots
 
+    /** Whether the snapshot is on this host (usable or not: an unusable one is reported by {@link #open}, never pulled over). */
+    public boolean isLocal(String id) {
+        return SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches() && store.read(id).isPresent();
+    }
+
+    /** Makes sure the snapshot is on this host, pulling it from the store if it is not (see {@link SnapshotFetcher}). */
+    public void ensureLocal(String id, boolean allowCpuMismatch) {
+        if (!SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches()) throw NotFoundException.snapshot(id);
+        if (!isLocal(id)) fetcher.fetch(id, allowCpuMismatch);
+    }
+
+    /** {@link #open} plus the config.json check, for a resume (whose spec was validated when the sandbox was made). */
+    public SnapshotHandle openForRestore(String id) {
+        SnapshotHandle handle = open(id);
+        requireConfigAsWritten(handle);
+        return handle;
+    }
+
     public SnapshotHandle open(String id) {
-        Snapshot snapshot = get(id);
+        StoredSnapshot stored = read(id);
+        Snapshot snapshot = stored.snapshot()
+                .orElseThrow(() -> new SnapshotUnusableException(id, "is unusable: " + stored.problem().orElse("unreadable")));
         String spec = snapshot.manifest().annotations().get(SPEC_ANNOTATION);
         if (spec == null) {
             throw new SnapshotUnusableException(id, "has no sandbox spec (annotation " + SPEC_ANNOTATION + "); it was not made by ateom");
         }
+        SnapshotHandle handle;
         try {
-            return new SnapshotHandle(id, snapshot, ApiJson.mapper().readValue(spec, SandboxSpec.class));
+            handle = new SnapshotHandle(id, snapshot, ApiJson.mapper().readValue(spec, SandboxSpec.class));
         } catch (JsonProcessingException e) {
             throw new SnapshotUnusableException(id, "holds an unreadable sandbox spec: " + e.getOriginalMessage());
         }
+        return handle;
     }
 
     /** A per-restore source dir: rewritten config.json, state and memory hard-linked from the snapshot. */
@@ -139,6 +172,26 @@ public final class SnapshotCatalog {
                     new RestoreSockets(socketsByTag, Optional.of(vsock), Optional.of(console), Optional.empty())).directory();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare restore dir " + restoreDir + " from snapshot " + handle.id(), e);
+        }
+    }
+
+    /**
+     * config.json can be edited on disk and CHV opens every host path in it: it must be what ateom writes for the
+     * stored spec (payload, sizing, shares; no disks, pmem, devices or other paths). Called before anything is
+     * started for a restore, so a refusal leaves nothing behind.
+     */
+    public void requireConfigAsWritten(SnapshotHandle handle) {
+        SandboxSpec spec = handle.sandboxSpec();
+        List<String> problems;
+        try {
+            problems = ChvConfigPolicy.check(handle.snapshot().layout().chvConfig(), new ChvConfigPolicy.Expected(
+                    spec.kernel(), Optional.ofNullable(spec.initramfs()), spec.vcpus() == null ? 0 : spec.vcpus(),
+                    spec.memoryMib() == null ? 0 : (long) spec.memoryMib() << 20, spec.hasNetwork()));
+        } catch (IOException e) {
+            throw new SnapshotUnusableException(handle.id(), "has an unreadable config.json: " + e.getMessage());
+        }
+        if (!problems.isEmpty()) {
+            throw new SnapshotUnusableException(handle.id(), "has a config.json ateom did not write: " + String.join("; ", problems));
         }
     }
 
@@ -253,15 +306,6 @@ public final class SnapshotCatalog {
     private StoredSnapshot read(String id) {
         if (!SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches()) throw NotFoundException.snapshot(id);
         return store.read(id).orElseThrow(() -> NotFoundException.snapshot(id));
-    }
-
-    private Snapshot get(String id) {
-        if (!SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches()) throw NotFoundException.snapshot(id);
-        try {
-            return store.get(id).orElseThrow(() -> NotFoundException.snapshot(id));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot read snapshot " + id, e);
-        }
     }
 
     private static SnapshotSummary summary(Snapshot s) {

@@ -1,11 +1,14 @@
 package dev.ateom.microvm.sandbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ateom.microvm.json.ApiJson;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -13,7 +16,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 12 items 4 and 5 through the API: one corrupt snapshot never breaks the snapshot list, it is
+ * Issue 12 items 3, 4, 5 and 7 through the API: durable names that are not UTF-8 survive a clone; a clone refuses a config.json ateom did not write; one corrupt snapshot never breaks the snapshot list, it is
  * shown as unusable with its reason and can be deleted; a durable tree deeper than PATH_MAX suspends,
  * and DELETE of its sandbox finishes.
  */
@@ -86,6 +89,65 @@ class CorruptSnapshotApiTest {
         assertThat(deleted.status()).as(String.valueOf(deleted.body())).isEqualTo(204);
         assertThat(daemon.get("/v1/sandboxes/deep").status()).isEqualTo(404);
         assertThat(daemon.stateDir().resolve("sandboxes/deep")).doesNotExist();
+    }
+
+    @Test
+    void aCloneOfASnapshotWhoseConfigJsonWasEditedIsRefusedAndLeavesNothing() throws Exception {
+        daemon.createOk(daemon.spec("edited", "edited"));
+        String snapshot = daemon.post("/v1/sandboxes/edited/suspend", "{}").body().path("snapshotId").asText();
+        Path config = daemon.stateDir().resolve("snapshots").resolve(snapshot).resolve("chv/config.json");
+        String original = Files.readString(config);
+        ObjectNode edited = (ObjectNode) ApiJson.mapper().readTree(original);
+        edited.putArray("disks").addObject().put("path", "/dev/vda");
+        Files.writeString(config, edited.toString());
+        // the manifest is not signed: whoever edits config.json can fix its recorded size as well
+        Path manifest = config.getParent().resolveSibling("manifest.json");
+        String originalManifest = Files.readString(manifest);
+        ObjectNode manifestTree = (ObjectNode) ApiJson.mapper().readTree(originalManifest);
+        for (JsonNode file : manifestTree.path("files")) {
+            if (file.path("path").asText().equals("chv/config.json")) ((ObjectNode) file).put("size", Files.size(config));
+        }
+        Files.writeString(manifest, manifestTree.toString());
+        ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshot).put("id", "edited-clone");
+        clone.putObject("identity").put("name", "edited-clone").put("namespace", "tests");
+        var refused = daemon.post("/v1/sandboxes", clone);
+        assertThat(refused.status()).as(refused.body().toString()).isEqualTo(422);
+        assertThat(refused.body().toString()).contains("disks");
+        assertThat(daemon.get("/v1/sandboxes/edited-clone").status()).isEqualTo(404);
+        assertThat(daemon.stateDir().resolve("sandboxes/edited-clone")).doesNotExist();
+        Files.writeString(config, original);
+        Files.writeString(manifest, originalManifest);
+        var cloned = daemon.post("/v1/sandboxes", clone);
+        assertThat(cloned.status()).as(cloned.body().toString()).isEqualTo(201);
+        assertThat(daemon.delete("/v1/sandboxes/edited-clone").status()).isEqualTo(204);
+        assertThat(daemon.delete("/v1/sandboxes/edited?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    @Test
+    void durableNamesThatAreNotUtf8SurviveSuspendAndClone() throws Exception {
+        daemon.createOk(daemon.spec("bytes", "bytes"));
+        Path durable = daemon.stateDir().resolve("sandboxes/bytes/durable");
+        // two names that decode to the same text in a UTF-8 locale; made by the shell, as a guest would make them
+        sh("cd '" + durable + "' && printf one > \"$(printf 'bad\\377\\376')\" && printf two > \"$(printf 'bad\\376\\377')\"");
+        String before = sh("cd '" + durable + "' && find . -name 'bad*' -print0 | sort -z | od -An -c");
+        assertThat(before).contains("377 376").contains("376 377");
+        String snapshot = daemon.post("/v1/sandboxes/bytes/suspend", "{}").body().path("snapshotId").asText();
+        ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshot).put("id", "bytes-clone");
+        clone.putObject("identity").put("name", "bytes-clone").put("namespace", "tests");
+        var cloned = daemon.post("/v1/sandboxes", clone);
+        assertThat(cloned.status()).as(cloned.body().toString()).isEqualTo(201);
+        Path cloneDurable = daemon.stateDir().resolve("sandboxes/bytes-clone/durable");
+        assertThat(sh("cd '" + cloneDurable + "' && find . -name 'bad*' -print0 | sort -z | od -An -c")).isEqualTo(before);
+        assertThat(sh("cd '" + cloneDurable + "' && cat \"$(printf 'bad\\377\\376')\" \"$(printf 'bad\\376\\377')\"")).isEqualTo("onetwo");
+        assertThat(daemon.delete("/v1/sandboxes/bytes-clone").status()).isEqualTo(204);
+        assertThat(daemon.delete("/v1/sandboxes/bytes?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    private static String sh(String script) throws Exception {
+        Process process = new ProcessBuilder("sh", "-c", script).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+        assertThat(process.waitFor()).as(output).isZero();
+        return output;
     }
 
     private static Path chain(Path top, int depth) throws Exception {

@@ -85,6 +85,12 @@ final class DaemonHarness implements AutoCloseable {
 
     Response get(String path) throws Exception { return send(HttpRequest.newBuilder(uri(path)).GET(), true); }
 
+    /** A GET whose answer is not JSON (metrics). */
+    String getText(String path) throws Exception {
+        HttpRequest req = HttpRequest.newBuilder(uri(path)).header("Authorization", "Bearer " + token).GET().build();
+        return http.send(req, HttpResponse.BodyHandlers.ofString()).body();
+    }
+
     Response delete(String path) throws Exception { return send(HttpRequest.newBuilder(uri(path)).DELETE(), true); }
 
     Response send(HttpRequest.Builder req, boolean authenticated) throws Exception {

@@ -2,6 +2,8 @@ package dev.ateom.microvm.sandbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ateom.microvm.Main;
+import dev.ateom.microvm.config.ConfigException;
 import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.microvm.timing.FailPoints;
@@ -15,7 +17,10 @@ import org.junit.jupiter.api.io.TempDir;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.ByteArrayOutputStream;
+import java.io.PrintStream;
 import java.net.http.HttpRequest;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -24,6 +29,7 @@ import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 /**
  * The daemon's network wiring with the CHV stand-in's {@code none} backend (which checks TAP descriptors and net ids
@@ -146,6 +152,41 @@ class NetworkedSandboxTest {
     }
 
     @Test
+    void theCliShowsTheSlotAndItsPortsAndReplacesThePolicy() throws Exception {
+        ObjectNode spec = networked(daemon.spec("net-cli", "net-cli"));
+        ((ObjectNode) spec.get("network")).putArray("ports").addObject().put("guest", 8080);
+        JsonNode net = daemon.createOk(spec).body().path("sandbox").path("runtime").path("network");
+
+        String shown = cli("get", "net-cli");
+        assertThat(shown).contains("network slot " + net.path("slot").asText(), "guest 169.254.0.21",
+                "leaves as " + net.path("slotAddress").asText(), "127.0.0.1:" + net.path("ports").path(0).path("host").asInt(),
+                "egress: allow -, deny 198.51.100.0/24");
+        assertThat(cli("egress", "net-cli", "--allow", "10.1.0.0/16", "--deny", "203.0.113.0/24"))
+                .contains("net-cli egress: allow 10.1.0.0/16, deny 203.0.113.0/24 (in force)");
+        assertThat(daemon.get("/v1/sandboxes/net-cli").body().path("spec").path("network").path("egress").path("deny").path(0).asText())
+                .isEqualTo("203.0.113.0/24");
+    }
+
+    /** Runs {@code ateom <command> --url <the daemon> --token-file <its token> <args>}; what it printed (exit 0 asserted). */
+    private static String cli(String command, String... args) {
+        List<String> argv = new ArrayList<>(List.of(command, "--url", "http://127.0.0.1:" + daemon.daemon.port(),
+                "--token-file", daemon.stateDir().resolve("api-token").toString()));
+        argv.addAll(List.of(args));
+        PrintStream stdout = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        int exit;
+        try {
+            System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+            exit = Main.commandLine().execute(argv.toArray(String[]::new));
+        } finally {
+            System.setOut(stdout);
+        }
+        String printed = captured.toString(StandardCharsets.UTF_8);
+        assertThat(exit).as("ateom %s: %s", argv, printed).isZero();
+        return printed;
+    }
+
+    @Test
     void aCloneKeepsTheNicItsSnapshotHad() throws Exception {
         daemon.createOk(daemon.spec("plain", "plain"));
         String plainSnapshot = daemon.post("/v1/sandboxes/plain/suspend", "{}").body().path("snapshotId").asText();
@@ -210,6 +251,16 @@ class NetworkedSandboxTest {
             assertThat(tiny.get("/v1/sandboxes/third").body().has("runtime")).isFalse();
             assertThat(NetNamespaces.list(own.prefix() + "-s")).hasSize(2);
             for (String id : List.of("first", "second", "third")) assertThat(tiny.delete("/v1/sandboxes/" + id).status()).isEqualTo(204);
+        }
+    }
+
+    @Test
+    void aPoolOverlappingTheHostsRoutesStopsTheDaemonNamingTheOption() throws Exception {
+        try (TestNetwork own = TestNetwork.create()) {
+            own.addTestHost(1, "198.51.100.0/24");
+            Map<ConfigOption, String> flags = networkFlags(own, Map.of(ConfigOption.NETWORK_POOL, "198.51.100.0/26"));
+            assertThatThrownBy(() -> harness(dir.resolve("overlap"), flags)).isInstanceOf(ConfigException.class)
+                    .hasMessageContaining("--network-pool");
         }
     }
 

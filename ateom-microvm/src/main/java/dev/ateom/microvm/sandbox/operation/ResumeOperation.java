@@ -2,6 +2,8 @@ package dev.ateom.microvm.sandbox.operation;
 
 import dev.ateom.microvm.sandbox.Operation;
 import dev.ateom.microvm.sandbox.OperationResult;
+import dev.ateom.microvm.sandbox.RemoteStoreException;
+import dev.ateom.microvm.sandbox.RestoreOptions;
 import dev.ateom.microvm.sandbox.Rollback;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.SandboxState;
@@ -19,8 +21,12 @@ import static java.lang.System.Logger.Level.INFO;
 public final class ResumeOperation {
     private static final System.Logger LOG = System.getLogger(ResumeOperation.class.getName());
     private final OperationContext context;
+    private final RestoreOptions options;
 
-    public ResumeOperation(OperationContext context) { this.context = context; }
+    public ResumeOperation(OperationContext context, RestoreOptions options) {
+        this.context = context;
+        this.options = options;
+    }
 
     /** Runs on a SUSPENDED sandbox. */
     public OperationResult run(SandboxEntry entry) {
@@ -28,9 +34,17 @@ public final class ResumeOperation {
         SandboxLayout layout = context.layout(record.id());
         StepTimer timer = context.timer(Operation.RESUME);
         Rollback rollback = new Rollback();
+        if (!context.snapshots().isLocal(record.latestSnapshotId())) {
+            // before RESUMING: a pull that fails leaves the sandbox SUSPENDED and untouched, and its problem says why
+            try {
+                timer.run("pull", () -> context.snapshots().ensureLocal(record.latestSnapshotId(), options.allowCpuMismatch()));
+            } catch (RemoteStoreException e) {
+                throw e.concerning(record.id(), record.state());
+            }
+        }
         context.transitions().begin(entry, SandboxState.RESUMING, Operation.RESUME);
         try {
-            SnapshotCatalog.SnapshotHandle snapshot = timer.step("verify", () -> context.snapshots().open(record.latestSnapshotId()));
+            SnapshotCatalog.SnapshotHandle snapshot = timer.step("verify", () -> context.snapshots().openForRestore(record.latestSnapshotId()));
             DurableSyncMarker durable = new DurableSyncMarker(layout.sandboxDir());
             if (!durable.isInSyncWith(snapshot.id())) {
                 LOG.log(INFO, "durable dir of " + record.id() + " may be newer than snapshot " + snapshot.id() + ": laying it from the archive");

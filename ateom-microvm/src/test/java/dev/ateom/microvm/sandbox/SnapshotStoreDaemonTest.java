@@ -1,0 +1,317 @@
+package dev.ateom.microvm.sandbox;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ateom.microvm.config.ConfigOption;
+import dev.ateom.microvm.json.ApiJson;
+import dev.ateom.store.S3ProxyServer;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Two hosts sharing one snapshot store: two in-process daemons with their own state and run dirs (the CHV stand-in's
+ * {@code none} backend, real virtiofsd), one s3proxy (filesystem backend) on loopback that they reach only over S3
+ * with path-style URLs. Host A pushes on every suspend; host B starts with an empty local store.
+ */
+class SnapshotStoreDaemonTest {
+    private static final String BUCKET = "fleet";
+    private static final String PREFIX = "snapshots-test";
+
+    @TempDir static Path dir;
+    static S3ProxyServer s3;
+    static DaemonHarness hostA;
+    static DaemonHarness hostB;
+
+    @BeforeAll
+    static void start() throws Exception {
+        s3 = S3ProxyServer.start(Files.createDirectories(dir.resolve("s3")));
+        s3.createBucket(BUCKET);
+        // the daemons take credentials the SDK's usual way; in-process, that is the aws.* system properties
+        System.setProperty("aws.accessKeyId", S3ProxyServer.IDENTITY);
+        System.setProperty("aws.secretAccessKey", S3ProxyServer.CREDENTIAL);
+        hostA = new DaemonHarness(Files.createDirectories(dir.resolve("host-a")), storeFlags("host-a", true));
+        // every host of a fleet has the guest images at the same paths: B allows A's image dir, which its clones name
+        Map<ConfigOption, String> hostBFlags = new EnumMap<>(storeFlags("host-b", false));
+        hostBFlags.put(ConfigOption.IMAGE_ROOTS, Files.createDirectories(DaemonHarness.imageDir(dir.resolve("host-a"))).toString());
+        hostB = new DaemonHarness(Files.createDirectories(dir.resolve("host-b")), hostBFlags);
+    }
+
+    @AfterAll
+    static void stop() {
+        try {
+            if (hostA != null) hostA.close();
+            if (hostB != null) hostB.close();
+            assertThat(TestTools.leakedChildren()).as("processes left behind").isEmpty();
+        } finally {
+            if (s3 != null) s3.close();
+            System.clearProperty("aws.accessKeyId");
+            System.clearProperty("aws.secretAccessKey");
+        }
+    }
+
+    static Map<ConfigOption, String> storeFlags(String hostId, boolean pushOnSuspend) {
+        return Map.of(ConfigOption.SNAPSHOT_STORE, "s3://" + BUCKET + "/" + PREFIX,
+                ConfigOption.SNAPSHOT_STORE_ENDPOINT, s3.endpoint().toString(),
+                ConfigOption.SNAPSHOT_STORE_REGION, "us-east-1",
+                ConfigOption.SNAPSHOT_STORE_PATH_STYLE, "true",
+                ConfigOption.HOST_ID, hostId,
+                ConfigOption.PUSH_ON_SUSPEND, Boolean.toString(pushOnSuspend));
+    }
+
+    @Test
+    void aSnapshotPushedOnHostAIsClonedOnHostBWithItsDurableData() throws Exception {
+        String notes = "written on host A " + randomHex();
+        String snapshotId = createWriteAndSuspend(hostA, "move-1", notes);
+        JsonNode remote = awaitPushed(hostA, snapshotId);
+        assertThat(remote.path("bytesUploaded").asLong()).isPositive();
+
+        JsonNode listing = hostB.get("/v1/snapshots?remote=true").body();
+        assertThat(listing.path("items").findValuesAsText("snapshotId")).contains(snapshotId);
+        var onlyRemote = hostB.get("/v1/snapshots/" + snapshotId);
+        assertThat(onlyRemote.status()).isEqualTo(200);
+        assertThat(onlyRemote.body().path("local").asBoolean(true)).isFalse();
+        assertThat(onlyRemote.body().path("remote").path("state").asText()).isEqualTo("pushed");
+        assertThat(hostB.stateDir().resolve("snapshots").resolve(snapshotId)).doesNotExist();
+
+        var clone = hostB.post("/v1/sandboxes", cloneRequest(snapshotId, "moved-1"));
+        assertThat(clone.status()).as(clone.body().toString()).isEqualTo(201);
+        assertThat(clone.body().path("sandbox").path("state").asText()).isEqualTo("RUNNING");
+        assertThat(Files.readString(hostB.stateDir().resolve("sandboxes/moved-1/durable/data/notes.txt"))).isEqualTo(notes);
+        assertThat(Files.readString(hostB.stateDir().resolve("sandboxes/moved-1/system-info/identity/name"))).isEqualTo("moved-1");
+        var local = hostB.get("/v1/snapshots/" + snapshotId + "?verify=true");
+        assertThat(local.body().path("local").asBoolean()).isTrue();
+        assertThat(local.body().path("verification").path("problems")).as(local.body().toString()).isEmpty();
+
+        // the second clone finds the snapshot on B: nothing is pulled again
+        var second = hostB.post("/v1/sandboxes", cloneRequest(snapshotId, "moved-2"));
+        assertThat(second.status()).as(second.body().toString()).isEqualTo(201);
+        assertThat(second.body().path("timingsMs").has("pull")).isFalse();
+
+        for (String id : List.of("moved-1", "moved-2")) assertThat(hostB.delete("/v1/sandboxes/" + id).status()).isEqualTo(204);
+        assertThat(hostA.delete("/v1/sandboxes/move-1?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    @Test
+    void anExplicitPushAfterARemoteDeleteSendsNothingNew() throws Exception {
+        String snapshotId = createWriteAndSuspend(hostA, "push-1", "push me " + randomHex());
+        awaitPushed(hostA, snapshotId);
+        assertThat(hostA.delete("/v1/snapshots/" + snapshotId + "?remote=true").status()).isEqualTo(204);
+        assertThat(hostA.get("/v1/snapshots/" + snapshotId).body().path("remote").path("state").asText()).isIn("pushed", "not-pushed");
+        assertThat(hostB.get("/v1/snapshots/" + snapshotId).status()).isEqualTo(404);
+
+        var push = hostA.post("/v1/snapshots/" + snapshotId + "/push", "");
+        assertThat(push.status()).as(push.body().toString()).isEqualTo(202);
+        assertThat(push.body().path("remote").path("state").asText()).isIn("pending", "pushing", "pushed");
+        JsonNode remote = awaitPushed(hostA, snapshotId);
+        assertThat(remote.path("bytesUploaded").asLong()).as("every chunk was in the store already: only the manifest is new")
+                .isZero();
+        assertThat(remote.path("bytesDeduplicated").asLong()).isPositive();
+        assertThat(hostB.get("/v1/snapshots/" + snapshotId).body().path("remote").path("state").asText()).isEqualTo("pushed");
+
+        var missing = hostA.post("/v1/snapshots/no-such-snapshot-00000000/push", "");
+        assertThat(missing.status()).isEqualTo(404);
+        assertThat(hostA.delete("/v1/sandboxes/push-1?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    @Test
+    void aSuspendedSandboxWhoseLocalSnapshotWasDeletedResumesFromTheStore() throws Exception {
+        String notes = "kept only in the store " + randomHex();
+        String snapshotId = createWriteAndSuspend(hostA, "resume-1", notes);
+        awaitPushed(hostA, snapshotId);
+        assertThat(hostA.delete("/v1/snapshots/" + snapshotId + "?force=true").status()).isEqualTo(204);
+        assertThat(hostA.stateDir().resolve("snapshots").resolve(snapshotId)).doesNotExist();
+
+        var resumed = hostA.post("/v1/sandboxes/resume-1/resume", "{}");
+        assertThat(resumed.status()).as(resumed.body().toString()).isEqualTo(200);
+        assertThat(resumed.body().path("sandbox").path("state").asText()).isEqualTo("RUNNING");
+        assertThat(resumed.body().path("timingsMs").has("pull")).isTrue();
+        assertThat(hostA.stateDir().resolve("snapshots").resolve(snapshotId).resolve("manifest.json")).exists();
+        assertThat(Files.readString(hostA.stateDir().resolve("sandboxes/resume-1/durable/data/notes.txt"))).isEqualTo(notes);
+        assertThat(hostA.delete("/v1/sandboxes/resume-1?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    @Test
+    void aCorruptChunkFailsThePullNamingItAndLeavesNothingBehind() throws Exception {
+        String snapshotId = createWriteAndSuspend(hostA, "corrupt-1", "unique " + randomHex());
+        awaitPushed(hostA, snapshotId);
+        String chunk = firstChunkOf(snapshotId, "durable.tar");
+        Path stored = storedObject("chunks/" + chunk);
+        byte[] bytes = Files.readAllBytes(stored);
+        bytes[bytes.length / 2] ^= 0x5a;
+        Files.write(stored, bytes);
+
+        var clone = hostB.post("/v1/sandboxes", cloneRequest(snapshotId, "corrupt-clone"));
+        assertThat(clone.status()).as(clone.body().toString()).isEqualTo(502);
+        assertThat(clone.contentType()).startsWith("application/problem+json");
+        assertThat(clone.body().path("type").asText()).endsWith("snapshot-store-data-invalid");
+        assertThat(clone.body().path("detail").asText()).contains(chunk);
+        assertThat(hostB.get("/v1/sandboxes/corrupt-clone").status()).isEqualTo(404);
+        assertThat(hostB.stateDir().resolve("sandboxes/corrupt-clone")).doesNotExist();
+        try (Stream<Path> left = Files.list(hostB.stateDir().resolve("snapshots"))) {
+            assertThat(left.map(p -> p.getFileName().toString()).filter(name -> name.contains(snapshotId))).isEmpty();
+        }
+        try (Stream<Path> cached = Files.walk(hostB.stateDir().resolve("chunks"))) {
+            assertThat(cached.map(p -> p.getFileName().toString())).doesNotContain(chunk);
+        }
+        assertThat(hostA.delete("/v1/sandboxes/corrupt-1?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    @Test
+    void aSnapshotOfAnotherCpuIsRefusedNamingTheMismatchUnlessAllowed() throws Exception {
+        String snapshotId = createWriteAndSuspend(hostA, "cpu-1", "cpu " + randomHex());
+        awaitPushed(hostA, snapshotId);
+        // as if pushed from a host of another vendor: the remote manifest's host record is what a pull compares
+        Path manifest = storedObject("snapshots/" + snapshotId + "/manifest.json");
+        ObjectNode remoteManifest = (ObjectNode) ApiJson.mapper().readTree(manifest.toFile());
+        ((ObjectNode) remoteManifest.path("host").path("cpu")).put("vendor", "OtherVendorCPU");
+        Files.write(manifest, ApiJson.mapper().writeValueAsBytes(remoteManifest));
+
+        var refused = hostB.post("/v1/sandboxes", cloneRequest(snapshotId, "cpu-clone"));
+        assertThat(refused.status()).as(refused.body().toString()).isEqualTo(409);
+        assertThat(refused.body().path("type").asText()).endsWith("host-mismatch");
+        assertThat(refused.body().path("detail").asText()).contains("cpu.vendor").contains("OtherVendorCPU");
+        assertThat(hostB.stateDir().resolve("snapshots").resolve(snapshotId)).doesNotExist();
+
+        ObjectNode allowed = cloneRequest(snapshotId, "cpu-clone").put("allowCpuMismatch", true);
+        var clone = hostB.post("/v1/sandboxes", allowed);
+        assertThat(clone.status()).as(clone.body().toString()).isEqualTo(201);
+        assertThat(clone.body().path("sandbox").path("spec").has("allowCpuMismatch")).isFalse();
+        assertThat(hostB.delete("/v1/sandboxes/cpu-clone?deleteSnapshots=true").status()).isEqualTo(204);
+        assertThat(hostA.delete("/v1/sandboxes/cpu-1?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    @Test
+    void theStoreShowsItselfAndGcKeepsEveryReferencedChunk() throws Exception {
+        JsonNode store = hostA.get("/v1/store").body();
+        assertThat(store.path("configured").asBoolean()).isTrue();
+        assertThat(store.path("location").asText()).isEqualTo("s3://" + BUCKET + "/" + PREFIX);
+        assertThat(store.path("usable").asBoolean()).as(store.toString()).isTrue();
+        assertThat(store.path("hostId").asText()).isEqualTo("host-a");
+        assertThat(store.path("conditionalWrites").path("result").asText()).isNotEmpty();
+
+        String snapshotId = createWriteAndSuspend(hostA, "gc-1", "gc " + randomHex());
+        awaitPushed(hostA, snapshotId);
+        var gc = hostB.post("/v1/store/gc", "");
+        assertThat(gc.status()).as(gc.body().toString()).isEqualTo(200);
+        assertThat(gc.body().path("removed")).as("everything is referenced or younger than the grace").isEmpty();
+        assertThat(gc.body().path("missing")).isEmpty();
+        assertThat(Files.exists(storedObject("chunks/" + firstChunkOf(snapshotId, "durable.tar")))).isTrue();
+
+        String metrics = hostA.getText("/metrics");
+        assertThat(metrics).contains("ateom_store_bytes_total{direction=\"uploaded\"}").contains("ateom_store_chunk_cache_bytes");
+        assertThat(hostA.delete("/v1/sandboxes/gc-1?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    @Test
+    void aDaemonWithoutAStoreAnswersStoreRequestsWithAProblem(@TempDir Path plain) throws Exception {
+        try (DaemonHarness local = new DaemonHarness(plain, Map.of())) {
+            assertThat(local.get("/v1/store").body().path("configured").asBoolean(true)).isFalse();
+            var push = local.post("/v1/snapshots/any-00000000/push", "");
+            assertThat(push.status()).isEqualTo(409);
+            assertThat(push.body().path("type").asText()).endsWith("snapshot-store-not-configured");
+            assertThat(local.get("/v1/snapshots?remote=true").status()).isEqualTo(409);
+            assertThat(local.get("/v1/snapshots").body().path("items")).isEmpty();
+        }
+    }
+
+    @Test
+    void anUnreachableStoreIsWarnedAboutAndLocalSnapshotsStillWork(@TempDir Path other) throws Exception {
+        Map<ConfigOption, String> flags = new EnumMap<>(storeFlags("host-c", true));
+        flags.put(ConfigOption.SNAPSHOT_STORE_ENDPOINT, "http://127.0.0.1:" + closedPort());
+        try (DaemonHarness unreachable = new DaemonHarness(other, flags)) {
+            JsonNode store = unreachable.get("/v1/store").body();
+            assertThat(store.path("usable").asBoolean(true)).isFalse();
+            var list = unreachable.get("/v1/snapshots?remote=true");
+            assertThat(list.status()).as(list.body().toString()).isEqualTo(503);
+            assertThat(list.body().path("type").asText()).endsWith("snapshot-store-unavailable");
+            assertThat(list.body().path("detail").asText()).contains("snapshot-store-endpoint");
+
+            String snapshotId = createWriteAndSuspend(unreachable, "offline-1", "offline");
+            JsonNode remote = awaitSettled(unreachable, snapshotId);
+            assertThat(remote.path("state").asText()).isEqualTo("failed");
+            assertThat(remote.path("error").asText()).isNotEmpty();
+            var resumed = unreachable.post("/v1/sandboxes/offline-1/resume", "{}");
+            assertThat(resumed.status()).as(resumed.body().toString()).isEqualTo(200);
+            assertThat(unreachable.delete("/v1/sandboxes/offline-1?deleteSnapshots=true").status()).isEqualTo(204);
+        }
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private static String createWriteAndSuspend(DaemonHarness host, String id, String notes) throws Exception {
+        host.createOk(host.spec(id, id));
+        Files.writeString(host.stateDir().resolve("sandboxes/" + id + "/durable/data/notes.txt"), notes);
+        var suspended = host.post("/v1/sandboxes/" + id + "/suspend", "{}");
+        assertThat(suspended.status()).as(suspended.body().toString()).isEqualTo(200);
+        return suspended.body().path("snapshotId").asText();
+    }
+
+    private static ObjectNode cloneRequest(String snapshotId, String id) {
+        ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshotId).put("id", id);
+        clone.putObject("identity").put("name", id).put("namespace", "tests");
+        return clone;
+    }
+
+    /** Waits (bounded) until the snapshot's push is over and asserts it pushed; returns {@code remote}. */
+    private static JsonNode awaitPushed(DaemonHarness host, String snapshotId) throws Exception {
+        JsonNode remote = awaitSettled(host, snapshotId);
+        assertThat(remote.path("state").asText()).as(remote.toString()).isEqualTo("pushed");
+        return remote;
+    }
+
+    private static JsonNode awaitSettled(DaemonHarness host, String snapshotId) throws Exception {
+        List<String> seen = new ArrayList<>();
+        for (int i = 0; i < 1200; i++) {
+            JsonNode remote = host.get("/v1/snapshots/" + snapshotId).body().path("remote");
+            String state = remote.path("state").asText();
+            seen.add(state);
+            if (state.equals("pushed") || state.equals("failed")) return remote;
+            Thread.sleep(100);
+        }
+        throw new AssertionError("push of " + snapshotId + " did not finish; states seen: " + seen);
+    }
+
+    /** The first chunk of {@code file} in the stored remote manifest. */
+    private static String firstChunkOf(String snapshotId, String file) throws IOException {
+        JsonNode manifest = ApiJson.mapper().readTree(storedObject("snapshots/" + snapshotId + "/manifest.json").toFile());
+        for (JsonNode entry : (ArrayNode) manifest.path("files")) {
+            if (entry.path("path").asText().equals(file)) return entry.path("chunks").get(0).path("sha256").asText();
+        }
+        throw new AssertionError(file + " not in the manifest of " + snapshotId);
+    }
+
+    /** Where s3proxy's filesystem backend keeps an object: tests plant damage behind the daemons' backs. */
+    private static Path storedObject(String key) {
+        return s3.dataDirectory().resolve(BUCKET).resolve(PREFIX).resolve(key);
+    }
+
+    private static String randomHex() {
+        byte[] random = new byte[8];
+        ThreadLocalRandom.current().nextBytes(random);
+        return HexFormat.of().formatHex(random);
+    }
+
+    private static int closedPort() throws IOException {
+        try (var socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            return socket.getLocalPort();
+        }
+    }
+}
