@@ -4,7 +4,6 @@ import java.io.IOException;
 import java.io.OutputStream;
 import java.nio.file.Path;
 import java.util.HashMap;
-import java.util.List;
 import java.util.Map;
 
 /**
@@ -52,13 +51,12 @@ final class ArchiveEntryRules {
             }
             return;
         }
-        List<byte[]> segments = name.segments();
-        StringBuilder key = new StringBuilder();
-        for (int i = 0; i < segments.size() - 1; i++) {
-            key.append('/').append(new EntryName(segments.subList(i, i + 1)).key().substring(1));
-            Kind kind = seen.get(key.toString());
+        int parents = name.segments().size() - 1;
+        for (int i = 0; i < parents; i++) {
+            String key = name.key(i + 1);
+            Kind kind = seen.get(key);
             if (kind == null) {
-                seen.put(key.toString(), Kind.IMPLICIT_DIRECTORY);
+                seen.put(key, Kind.IMPLICIT_DIRECTORY);
             } else if (kind == Kind.SYMLINK) {
                 throw new UnsafeArchiveEntryException(raw, "would pass through the symlink '" + name.display(i + 1) + "'");
             } else if (kind == Kind.FILE) {

@@ -70,9 +70,14 @@ record EntryName(List<byte[]> segments) {
 
     /** One key per distinct name (bytes kept exactly: ISO-8859-1 maps each byte to one char). */
     String key() {
+        return key(segments.size());
+    }
+
+    /** The key of the first {@code count} segments (an ancestor's). */
+    String key(int count) {
         StringBuilder key = new StringBuilder();
-        for (byte[] segment : segments) {
-            key.append('/').append(new String(segment, StandardCharsets.ISO_8859_1));
+        for (int i = 0; i < count; i++) {
+            key.append('/').append(new String(segments.get(i), StandardCharsets.ISO_8859_1));
         }
         return key.toString();
     }

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
@@ -15,7 +16,7 @@ import java.util.Map;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 12 items 4, 5 and 7 through the API: a clone refuses a config.json ateom did not write; one corrupt snapshot never breaks the snapshot list, it is
+ * Issue 12 items 3, 4, 5 and 7 through the API: durable names that are not UTF-8 survive a clone; a clone refuses a config.json ateom did not write; one corrupt snapshot never breaks the snapshot list, it is
  * shown as unusable with its reason and can be deleted; a durable tree deeper than PATH_MAX suspends,
  * and DELETE of its sandbox finishes.
  */
@@ -120,6 +121,33 @@ class CorruptSnapshotApiTest {
         assertThat(cloned.status()).as(cloned.body().toString()).isEqualTo(201);
         assertThat(daemon.delete("/v1/sandboxes/edited-clone").status()).isEqualTo(204);
         assertThat(daemon.delete("/v1/sandboxes/edited?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    @Test
+    void durableNamesThatAreNotUtf8SurviveSuspendAndClone() throws Exception {
+        daemon.createOk(daemon.spec("bytes", "bytes"));
+        Path durable = daemon.stateDir().resolve("sandboxes/bytes/durable");
+        // two names that decode to the same text in a UTF-8 locale; made by the shell, as a guest would make them
+        sh("cd '" + durable + "' && printf one > \"$(printf 'bad\\377\\376')\" && printf two > \"$(printf 'bad\\376\\377')\"");
+        String before = sh("cd '" + durable + "' && find . -name 'bad*' -print0 | sort -z | od -An -c");
+        assertThat(before).contains("377 376").contains("376 377");
+        String snapshot = daemon.post("/v1/sandboxes/bytes/suspend", "{}").body().path("snapshotId").asText();
+        ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshot).put("id", "bytes-clone");
+        clone.putObject("identity").put("name", "bytes-clone").put("namespace", "tests");
+        var cloned = daemon.post("/v1/sandboxes", clone);
+        assertThat(cloned.status()).as(cloned.body().toString()).isEqualTo(201);
+        Path cloneDurable = daemon.stateDir().resolve("sandboxes/bytes-clone/durable");
+        assertThat(sh("cd '" + cloneDurable + "' && find . -name 'bad*' -print0 | sort -z | od -An -c")).isEqualTo(before);
+        assertThat(sh("cd '" + cloneDurable + "' && cat \"$(printf 'bad\\377\\376')\" \"$(printf 'bad\\376\\377')\"")).isEqualTo("onetwo");
+        assertThat(daemon.delete("/v1/sandboxes/bytes-clone").status()).isEqualTo(204);
+        assertThat(daemon.delete("/v1/sandboxes/bytes?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    private static String sh(String script) throws Exception {
+        Process process = new ProcessBuilder("sh", "-c", script).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+        assertThat(process.waitFor()).as(output).isZero();
+        return output;
     }
 
     private static Path chain(Path top, int depth) throws Exception {
