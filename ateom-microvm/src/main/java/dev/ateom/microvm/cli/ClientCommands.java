@@ -21,5 +21,7 @@ public final class ClientCommands {
         ateom.addSubcommand(new SnapshotCommands.List());
         ateom.addSubcommand(new SnapshotCommands.Inspect());
         ateom.addSubcommand(new SnapshotCommands.Delete());
+        ateom.addSubcommand(new SnapshotCommands.Push());
+        ateom.addSubcommand(new SnapshotCommands.StoreGc());
     }
 }
