@@ -14,11 +14,14 @@ public final class ClientCommands {
         ateom.addSubcommand(new SandboxCommands.Resume());
         ateom.addSubcommand(new CheckpointCommand());
         ateom.addSubcommand(new ForkCommand());
+        ateom.addSubcommand(new EventsCommand());
         ateom.addSubcommand(new SandboxCommands.Clone());
         ateom.addSubcommand(new SandboxCommands.Delete());
         ateom.addSubcommand(new SandboxCommands.Egress());
         ateom.addSubcommand(new SnapshotCommands.List());
         ateom.addSubcommand(new SnapshotCommands.Inspect());
         ateom.addSubcommand(new SnapshotCommands.Delete());
+        ateom.addSubcommand(new SnapshotCommands.Push());
+        ateom.addSubcommand(new SnapshotCommands.StoreGc());
     }
 }

@@ -12,19 +12,80 @@ import java.io.PrintStream;
 final class SnapshotCommands {
     private SnapshotCommands() {}
 
-    @Command(name = "snapshots", description = "List snapshots.", mixinStandardHelpOptions = true)
+    @Command(name = "snapshots", description = "List snapshots (with their state in the snapshot store, when there is one).",
+            mixinStandardHelpOptions = true)
     static final class List extends ClientCommand {
+        @Option(names = "--remote", description = "List the snapshot store instead of this host.") boolean remote;
+
         @Override
-        JsonNode call(DaemonClient client) { return client.get("/v1/snapshots"); }
+        JsonNode call(DaemonClient client) { return client.get("/v1/snapshots" + (remote ? "?remote=true" : "")); }
 
         @Override
         void printTable(JsonNode result, PrintStream out) {
-            TextTable table = new TextTable("ID", "SANDBOX", "CREATED", "SIZE", "ON DISK");
+            if (remote) {
+                TextTable table = new TextTable("ID", "PUSHED");
+                for (JsonNode s : result.path("items")) table.row(s.path("snapshotId").asText(), s.path("pushedAt").asText());
+                table.print(out);
+                return;
+            }
+            boolean withStore = result.path("items").findParent("remote") != null;
+            TextTable table = withStore ? new TextTable("ID", "SANDBOX", "CREATED", "SIZE", "ON DISK", "REMOTE")
+                    : new TextTable("ID", "SANDBOX", "CREATED", "SIZE", "ON DISK");
             for (JsonNode s : result.path("items")) {
-                table.row(s.path("id").asText(), s.path("sourceSandboxId").asText(), s.path("createdAt").asText(),
-                        humanBytes(s.path("sizeBytes").asLong()), humanBytes(s.path("allocatedBytes").asLong()));
+                String size = humanBytes(s.path("sizeBytes").asLong());
+                String onDisk = humanBytes(s.path("allocatedBytes").asLong());
+                if (withStore) {
+                    table.row(s.path("id").asText(), s.path("sourceSandboxId").asText(), s.path("createdAt").asText(), size, onDisk,
+                            s.path("remote").path("state").asText("-"));
+                } else {
+                    table.row(s.path("id").asText(), s.path("sourceSandboxId").asText(), s.path("createdAt").asText(), size, onDisk);
+                }
             }
             table.print(out);
+        }
+    }
+
+    @Command(name = "push", description = "Push a snapshot to the snapshot store, with a progress bar; waits until it is pushed.",
+            mixinStandardHelpOptions = true)
+    static final class Push extends ClientCommand {
+        @Parameters(index = "0", paramLabel = "<snapshot>") String id;
+
+        @Override
+        JsonNode call(DaemonClient client) throws Exception {
+            JsonNode remote = client.post("/v1/snapshots/" + id + "/push", "").path("remote");
+            ProgressBar bar = new ProgressBar("pushing " + id);
+            while (remote.path("state").asText().equals("pending") || remote.path("state").asText().equals("pushing")) {
+                bar.show(remote.path("state").asText(), remote.path("doneBytes").asLong(), remote.path("totalBytes").asLong());
+                Thread.sleep(250);
+                remote = client.get("/v1/snapshots/" + id).path("remote");
+            }
+            bar.finish(remote.path("state").asText(), remote.path("doneBytes").asLong(), remote.path("totalBytes").asLong());
+            if (!remote.path("state").asText().equals("pushed")) {
+                throw new ClientException(ExitCodes.API_ERROR, "push of " + id + " " + remote.path("state").asText()
+                        + ": " + remote.path("error").asText("no reason given"));
+            }
+            return remote;
+        }
+
+        @Override
+        void printTable(JsonNode r, PrintStream out) {
+            out.println("pushed " + id + ": " + humanBytes(r.path("bytesUploaded").asLong()) + " uploaded, "
+                    + humanBytes(r.path("bytesDeduplicated").asLong()) + " already in the store");
+        }
+    }
+
+    @Command(name = "store-gc", description = "Delete chunks no snapshot in the snapshot store references (never younger than the grace).",
+            mixinStandardHelpOptions = true)
+    static final class StoreGc extends ClientCommand {
+        @Override
+        JsonNode call(DaemonClient client) throws Exception {
+            return ProgressLine.around("collecting the snapshot store", () -> client.post("/v1/store/gc", ""));
+        }
+
+        @Override
+        void printTable(JsonNode r, PrintStream out) {
+            out.println("removed " + r.path("removed").size() + " chunks (" + humanBytes(r.path("bytesRemoved").asLong()) + "), kept "
+                    + r.path("keptYoung").asInt() + " young unreferenced ones; " + r.path("missing").size() + " referenced chunks missing");
         }
     }
 
@@ -55,14 +116,15 @@ final class SnapshotCommands {
     static final class Delete extends ClientCommand {
         @Parameters(index = "0", paramLabel = "<snapshot>") String id;
         @Option(names = "--force", description = "Delete even if it is the latest snapshot of a suspended sandbox.") boolean force;
+        @Option(names = "--remote", description = "Delete the snapshot store's copy instead (the local one stays).") boolean remote;
 
         @Override
         JsonNode call(DaemonClient client) {
-            client.delete("/v1/snapshots/" + id + (force ? "?force=true" : ""));
+            client.delete("/v1/snapshots/" + id + (remote ? "?remote=true" : force ? "?force=true" : ""));
             return new ObjectMapper().createObjectNode().put("deleted", id);
         }
 
         @Override
-        void printTable(JsonNode result, PrintStream out) { out.println("deleted snapshot " + id); }
+        void printTable(JsonNode result, PrintStream out) { out.println("deleted snapshot " + id + (remote ? " from the store" : "")); }
     }
 }

@@ -3,6 +3,7 @@ package dev.ateom.microvm.sandbox;
 import dev.ateom.microvm.HostTools;
 import dev.ateom.microvm.PrivateDirs;
 import dev.ateom.microvm.config.DaemonConfig;
+import dev.ateom.microvm.events.EventLog;
 import dev.ateom.microvm.logging.LogContext;
 import dev.ateom.microvm.sandbox.operation.CheckpointOperation;
 import dev.ateom.microvm.sandbox.operation.CloneOperation;
@@ -57,6 +58,7 @@ public final class SandboxManager implements AutoCloseable {
     private final HostTools tools;
     private final HostPathPolicy paths;
     private final Map<String, SandboxEntry> sandboxes = new ConcurrentHashMap<>();
+    private final EventLog events = new EventLog(EventLog.DEFAULT_RING_SIZE, EventLog.DEFAULT_QUEUE_SIZE);
     private Consumer<String> afterSuspend = snapshotId -> { };
     /** Bounds the restores a fork runs at once (each restore reads a whole memory image and starts four processes). */
     private final Semaphore restoreSlots;
@@ -69,7 +71,7 @@ public final class SandboxManager implements AutoCloseable {
         this.pool = VmmPool.start(config.runDir(), tools.ready() ? tools.hypervisor().resolved() : Optional.empty(),
                 config.childrenDieWithDaemon() ? config.vmmPool() : 0, registry);
         this.context = new OperationContext(config, store, new VmStarter(config, virtiofsd, snapshots, tools, pool), virtiofsd, snapshots,
-                systemInfo, probe, metrics, new Transitions(store, metrics), networks);
+                systemInfo, probe, metrics, new Transitions(store, metrics, events), networks);
         this.tools = tools;
         this.paths = HostPathPolicy.of(config);
         this.restoreSlots = new Semaphore(config.maxParallelRestores(), true);
@@ -84,6 +86,9 @@ public final class SandboxManager implements AutoCloseable {
     public SandboxRecord get(String id) { return entry(id).record(); }
 
     public SnapshotCatalog snapshotCatalog() { return context.snapshots(); }
+
+    /** Every state change and finished operation, for the events stream. */
+    public EventLog events() { return events; }
 
     /** Whether a snapshot is the one a suspended sandbox would resume from (deleting it would strand the sandbox). */
     public boolean isLatestOfSuspended(String snapshotId) {

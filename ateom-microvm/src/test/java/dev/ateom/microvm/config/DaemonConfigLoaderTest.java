@@ -1,5 +1,6 @@
 package dev.ateom.microvm.config;
 
+import dev.ateom.store.LeaseMode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
@@ -70,5 +71,39 @@ class DaemonConfigLoaderTest {
                 .hasMessageContaining("unknown option 'prot'");
         assertThatThrownBy(() -> new DaemonConfigLoader(Map.of(ConfigOption.CONFIG, dir.resolve("missing.yaml").toString()), Map.of()).load())
                 .hasMessageContaining("does not exist");
+    }
+
+    @Test
+    void withoutASnapshotStoreThereIsNoStoreConfig() throws IOException {
+        Path empty = Files.writeString(dir.resolve("none.yaml"), "");
+        assertThat(new DaemonConfigLoader(Map.of(ConfigOption.CONFIG, empty.toString()), Map.of()).load().snapshotStore()).isEmpty();
+        assertThatThrownBy(() -> new DaemonConfigLoader(Map.of(ConfigOption.CONFIG, empty.toString(), ConfigOption.PUSH_ON_SUSPEND, "true"),
+                Map.of()).load()).hasMessageContaining("push-on-suspend (from flag --push-on-suspend)").hasMessageContaining("snapshot-store");
+    }
+
+    @Test
+    void snapshotStoreOptionsAreReadAndCheckedForForm() throws IOException {
+        Path yaml = Files.writeString(dir.resolve("store.yaml"), "snapshot-store: s3://fleet/ateom\nsnapshot-store-path-style: true\n");
+        RemoteStoreConfig store = new DaemonConfigLoader(Map.of(ConfigOption.CONFIG, yaml.toString(),
+                ConfigOption.SNAPSHOT_STORE_ENDPOINT, "http://127.0.0.1:9000", ConfigOption.HOST_ID, "host-7",
+                ConfigOption.SNAPSHOT_STORE_LEASES, "off", ConfigOption.PUSH_ON_SUSPEND, "true"),
+                Map.of("ATEOM_SNAPSHOT_STORE_REGION", "eu-west-1")).load().snapshotStore().orElseThrow();
+        assertThat(store.settings().location().toString()).isEqualTo("s3://fleet/ateom");
+        assertThat(store.settings().endpoint()).hasValueSatisfying(uri -> assertThat(uri.getPort()).isEqualTo(9000));
+        assertThat(store.settings().region()).hasValue("eu-west-1");
+        assertThat(store.settings().pathStyle()).isTrue();
+        assertThat(store.settings().leases()).isEqualTo(LeaseMode.OFF);
+        assertThat(store.hostId()).isEqualTo("host-7");
+        assertThat(store.pushOnSuspend()).isTrue();
+        assertThat(store.cacheBytes()).isEqualTo(4096L << 20);
+
+        assertThatThrownBy(() -> new DaemonConfigLoader(Map.of(ConfigOption.CONFIG, yaml.toString(), ConfigOption.SNAPSHOT_STORE, "http://fleet"),
+                Map.of()).load()).hasMessageContaining("snapshot-store (from flag --snapshot-store)");
+        assertThatThrownBy(() -> new DaemonConfigLoader(Map.of(ConfigOption.CONFIG, yaml.toString(),
+                ConfigOption.SNAPSHOT_STORE_ENDPOINT, "ftp://store"), Map.of()).load())
+                .hasMessageContaining("snapshot-store-endpoint (from flag --snapshot-store-endpoint)");
+        assertThatThrownBy(() -> new DaemonConfigLoader(Map.of(ConfigOption.CONFIG, yaml.toString(),
+                ConfigOption.SNAPSHOT_STORE_LEASES, "maybe"), Map.of()).load())
+                .hasMessageContaining("snapshot-store-leases").hasMessageContaining("on or off");
     }
 }

@@ -3,6 +3,7 @@ package dev.ateom.microvm.sandbox;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ateom.microvm.Main;
 import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.store.S3ProxyServer;
@@ -11,9 +12,12 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
+import java.io.ByteArrayOutputStream;
 import java.io.IOException;
+import java.io.PrintStream;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -254,7 +258,43 @@ class SnapshotStoreDaemonTest {
         }
     }
 
+    @Test
+    void theCliPushesWithProgressAndListsRemoteStates() throws Exception {
+        String snapshotId = createWriteAndSuspend(hostA, "cli-1", "cli " + randomHex());
+        awaitPushed(hostA, snapshotId);
+        assertThat(hostA.delete("/v1/snapshots/" + snapshotId + "?remote=true").status()).isEqualTo(204);
+
+        Cli pushed = cli(hostA, "push", snapshotId, "-o", "json");
+        assertThat(pushed.exitCode()).as(pushed.out()).isZero();
+        assertThat(ApiJson.mapper().readTree(pushed.out()).path("state").asText()).isEqualTo("pushed");
+        Cli listed = cli(hostA, "snapshots");
+        assertThat(listed.exitCode()).isZero();
+        assertThat(listed.out()).contains("REMOTE").containsPattern(snapshotId + ".*pushed");
+        Cli remote = cli(hostB, "snapshots", "--remote");
+        assertThat(remote.out()).contains(snapshotId);
+        Cli missing = cli(hostA, "push", "no-such-snapshot-00000000");
+        assertThat(missing.exitCode()).isEqualTo(4);
+        assertThat(hostA.delete("/v1/sandboxes/cli-1?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
     // ------------------------------------------------------------------ helpers
+
+    record Cli(int exitCode, String out) {}
+
+    /** Runs {@code ateom <args>} in-process against {@code host}, with its standard output captured. */
+    private static synchronized Cli cli(DaemonHarness host, String... args) {
+        List<String> argv = new ArrayList<>(List.of(args));
+        argv.addAll(List.of("--url", "http://127.0.0.1:" + host.daemon.port(), "--token-file", host.stateDir().resolve("api-token").toString()));
+        PrintStream original = System.out;
+        ByteArrayOutputStream captured = new ByteArrayOutputStream();
+        System.setOut(new PrintStream(captured, true, StandardCharsets.UTF_8));
+        try {
+            int exit = Main.commandLine().execute(argv.toArray(String[]::new));
+            return new Cli(exit, captured.toString(StandardCharsets.UTF_8));
+        } finally {
+            System.setOut(original);
+        }
+    }
 
     private static String createWriteAndSuspend(DaemonHarness host, String id, String notes) throws Exception {
         host.createOk(host.spec(id, id));
