@@ -103,6 +103,7 @@ public final class Daemon implements AutoCloseable {
                 snapshots.fetchMissingWith(remote);
                 snapshots.annotateWith(remote.snapshotAnnotations());
                 sandboxes.afterSuspend(remote::pushAfterSuspend);
+                sandboxes.useLeases(remote);
             }
             sandboxes.recover();
         } catch (IOException e) {
