@@ -1,5 +1,6 @@
 package dev.ateom.microvm;
 
+import dev.ateom.microvm.api.EventRoutes;
 import dev.ateom.microvm.api.OpenApiEndpoint;
 import dev.ateom.microvm.api.SandboxRoutes;
 import dev.ateom.microvm.api.SnapshotRoutes;
@@ -124,6 +125,7 @@ public final class Daemon implements AutoCloseable {
         services.add(new SandboxRoutes(sandboxes, bodies));
         services.add(new SnapshotRoutes(sandboxes.snapshotCatalog(), remote));
         services.add(new StoreRoutes(remote));
+        services.add(new EventRoutes(sandboxes.events()));
 
         ApiServer server = new ApiServer(config.listenHost(), config.port(), config.maxRequestBytes(), token, services);
         Daemon daemon = new Daemon(config, server, sandboxes, resources, services);
@@ -144,6 +146,7 @@ public final class Daemon implements AutoCloseable {
     public void close() {
         if (stopped.getCount() == 0) return;
         LOG.log(INFO, "ateom shutting down");
+        sandboxes.events().close(); // ends the events streams, which the server would otherwise wait for
         server.close();
         closeAll(resources);
         stopped.countDown();

@@ -41,7 +41,14 @@ final class DirectoryChain<S> implements AutoCloseable {
 
     /** Takes ownership of {@code rootFd}. */
     DirectoryChain(int rootFd, S rootState) throws IOException {
-        levels.add(new Level<>(new byte[0], rootFd, At.stat(rootFd), rootState));
+        FileStatus status;
+        try {
+            status = At.stat(rootFd);
+        } catch (IOException e) {
+            At.close(rootFd);
+            throw e;
+        }
+        levels.add(new Level<>(new byte[0], rootFd, status, rootState));
     }
 
     /** 0 at the root. */

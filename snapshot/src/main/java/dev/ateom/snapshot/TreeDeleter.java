@@ -51,7 +51,14 @@ public final class TreeDeleter {
 
     /** Empties the directory open at {@code dirFd} (and closes it), depth first, iteratively. */
     private static void deleteContents(int dirFd) throws IOException {
-        try (DirectoryChain<List<At.DirEntry>> chain = new DirectoryChain<>(dirFd, new ArrayList<>(At.list(dirFd)))) {
+        List<At.DirEntry> top;
+        try {
+            top = new ArrayList<>(At.list(dirFd));
+        } catch (IOException | RuntimeException e) {
+            At.close(dirFd);
+            throw e;
+        }
+        try (DirectoryChain<List<At.DirEntry>> chain = new DirectoryChain<>(dirFd, top)) {
             while (true) {
                 List<At.DirEntry> remaining = chain.state();
                 if (remaining.isEmpty()) {

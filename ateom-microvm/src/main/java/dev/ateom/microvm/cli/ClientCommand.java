@@ -14,7 +14,7 @@ abstract class ClientCommand implements Callable<Integer> {
     @Mixin
     ClientOptions options;
 
-    /** Calls the daemon; the result is printed by {@link #printTable} or as JSON. */
+    /** Calls the daemon; the result is printed by {@link #printTable} or as JSON (null: the command printed as it went). */
     abstract JsonNode call(DaemonClient client) throws Exception;
 
     abstract void printTable(JsonNode result, PrintStream out);
@@ -23,6 +23,7 @@ abstract class ClientCommand implements Callable<Integer> {
     public final Integer call() {
         try {
             JsonNode result = call(new DaemonClient(options));
+            if (result == null) return ExitCodes.OK;
             if (options.output == ClientOptions.OutputFormat.json) {
                 System.out.println(JSON.writerWithDefaultPrettyPrinter().writeValueAsString(result));
             } else {

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.net.ConnectException;
 import java.net.URI;
 import java.net.http.HttpClient;
@@ -11,6 +12,9 @@ import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.time.Duration;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /** The CLI's HTTP client: adds the bearer token, turns problem documents into {@link ClientException}s. */
 final class DaemonClient {
@@ -28,7 +32,34 @@ final class DaemonClient {
 
     JsonNode delete(String path) { return send("DELETE", path, null); }
 
-    private JsonNode send(String method, String path, String body) {
+    /**
+     * Reads a Server-Sent Events stream until it ends or {@code lines} answers false, handing it each line (the SSE
+     * framing is the caller's: {@link ServerSentEvents}).
+     */
+    void stream(String path, Predicate<String> lines) {
+        HttpRequest req = request(path).header("Accept", "text/event-stream").GET().build();
+        try {
+            HttpResponse<Stream<String>> res = http.send(req, HttpResponse.BodyHandlers.ofLines());
+            if (res.statusCode() >= 400) {
+                String body = res.body().collect(Collectors.joining("\n"));
+                JsonNode json = parse(body);
+                throw new ClientException(ExitCodes.forStatus(res.statusCode()), describeProblem(res.statusCode(), json, body), json);
+            }
+            try (Stream<String> body = res.body()) {
+                body.takeWhile(lines).forEach(line -> { });
+            }
+        } catch (ConnectException e) {
+            throw new ClientException(ExitCodes.UNREACHABLE, "cannot reach the ateom daemon at " + options.url
+                    + " (is it running? set --url or ATEOM_URL)");
+        } catch (IOException | UncheckedIOException e) {
+            throw new ClientException(ExitCodes.UNREACHABLE, "the events stream from " + options.url + " broke: " + e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new ClientException(ExitCodes.API_ERROR, "interrupted");
+        }
+    }
+
+    private HttpRequest.Builder request(String path) {
         String token;
         try {
             token = Files.readString(options.tokenFile).strip();
@@ -36,9 +67,11 @@ final class DaemonClient {
             throw new ClientException(ExitCodes.UNREACHABLE, "cannot read token file " + options.tokenFile + ": " + e.getMessage()
                     + " (use --token-file or ATEOM_TOKEN_FILE)");
         }
-        HttpRequest.Builder req = HttpRequest.newBuilder(URI.create(options.url.replaceAll("/+$", "") + path))
-                .header("Authorization", "Bearer " + token)
-                .timeout(Duration.ofMinutes(10));
+        return HttpRequest.newBuilder(URI.create(options.url.replaceAll("/+$", "") + path)).header("Authorization", "Bearer " + token);
+    }
+
+    private JsonNode send(String method, String path, String body) {
+        HttpRequest.Builder req = request(path).timeout(Duration.ofMinutes(10));
         if (body != null) {
             req.header("Content-Type", "application/json").method(method, HttpRequest.BodyPublishers.ofString(body));
         } else {

@@ -81,9 +81,29 @@ final class SandboxCommands {
     @Command(name = "get", description = "Show one sandbox.", mixinStandardHelpOptions = true)
     static final class Get extends ClientCommand {
         @Parameters(index = "0", paramLabel = "<sandbox>") String id;
+        @Option(names = {"-w", "--watch"}, description = "Then follow its events until it is deleted (or interrupted).") boolean watch;
 
         @Override
-        JsonNode call(DaemonClient client) { return client.get("/v1/sandboxes/" + id); }
+        JsonNode call(DaemonClient client) {
+            if (!watch) return client.get("/v1/sandboxes/" + id);
+            // subscribed first, shown second: a change between the two is in the stream, not lost
+            client.stream("/v1/events?sandbox=" + id, new ServerSentEvents(event -> {
+                EventsCommand.print(event, options.output, System.out);
+                return !event.type().equals("deleted");
+            }, comment -> {
+                if (comment.startsWith("events")) show(client.get("/v1/sandboxes/" + id));
+            }));
+            return null;
+        }
+
+        private void show(JsonNode sandbox) {
+            if (options.output == ClientOptions.OutputFormat.json) {
+                System.out.println(sandbox.toString());
+            } else {
+                printTable(sandbox, System.out);
+            }
+            System.out.flush();
+        }
 
         @Override
         void printTable(JsonNode s, PrintStream out) {

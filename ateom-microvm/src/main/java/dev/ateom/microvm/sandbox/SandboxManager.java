@@ -3,6 +3,7 @@ package dev.ateom.microvm.sandbox;
 import dev.ateom.microvm.HostTools;
 import dev.ateom.microvm.PrivateDirs;
 import dev.ateom.microvm.config.DaemonConfig;
+import dev.ateom.microvm.events.EventLog;
 import dev.ateom.microvm.logging.LogContext;
 import dev.ateom.microvm.sandbox.operation.AdoptOperation;
 import dev.ateom.microvm.sandbox.operation.CheckpointOperation;
@@ -57,6 +58,7 @@ public final class SandboxManager implements AutoCloseable {
     private final HostTools tools;
     private final HostPathPolicy paths;
     private final Map<String, SandboxEntry> sandboxes = new ConcurrentHashMap<>();
+    private final EventLog events = new EventLog(EventLog.DEFAULT_RING_SIZE, EventLog.DEFAULT_QUEUE_SIZE);
     private Consumer<String> afterSuspend = snapshotId -> { };
     private SandboxLeases leases = SandboxLeases.NONE;
     /** Bounds the restores a fork runs at once (each restore reads a whole memory image and starts four processes). */
@@ -67,7 +69,7 @@ public final class SandboxManager implements AutoCloseable {
                           PrometheusRegistry registry) {
         OperationMetrics metrics = new OperationMetrics(registry, this::countByState, () -> orphanDirs().size());
         this.context = new OperationContext(config, store, new VmStarter(config, virtiofsd, snapshots, tools), virtiofsd, snapshots,
-                systemInfo, probe, metrics, new Transitions(store, metrics), networks);
+                systemInfo, probe, metrics, new Transitions(store, metrics, events), networks);
         this.tools = tools;
         this.paths = HostPathPolicy.of(config);
         this.restoreSlots = new Semaphore(config.maxParallelRestores(), true);
@@ -82,6 +84,9 @@ public final class SandboxManager implements AutoCloseable {
     public SandboxRecord get(String id) { return entry(id).record(); }
 
     public SnapshotCatalog snapshotCatalog() { return context.snapshots(); }
+
+    /** Every state change and finished operation, for the events stream. */
+    public EventLog events() { return events; }
 
     /** Whether a snapshot is the one a suspended sandbox would resume from (deleting it would strand the sandbox). */
     public boolean isLatestOfSuspended(String snapshotId) {

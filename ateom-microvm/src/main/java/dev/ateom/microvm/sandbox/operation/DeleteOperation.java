@@ -35,7 +35,7 @@ public final class DeleteOperation {
             throw context.transitions().returnedTo(entry, SandboxState.DELETING, Operation.DELETE, timer, e,
                     "the sandbox stays DELETING; repeat the delete to finish it");
         }
-        context.metrics().record(Operation.DELETE.wireName(), true, timer.elapsedSeconds());
+        context.transitions().deleted(entry, timer);
         LOG.log(INFO, "deleted sandbox " + id + (dropSnapshots ? " and its snapshots" : ""));
     }
 }

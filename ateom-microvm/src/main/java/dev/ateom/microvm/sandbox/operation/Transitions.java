@@ -1,6 +1,8 @@
 package dev.ateom.microvm.sandbox.operation;
 
 import dev.ateom.chv.ChvException;
+import dev.ateom.microvm.events.EventLog;
+import dev.ateom.microvm.events.SandboxEvent;
 import dev.ateom.microvm.sandbox.Operation;
 import dev.ateom.microvm.sandbox.OperationFailedException;
 import dev.ateom.microvm.sandbox.OperationResult;
@@ -21,29 +23,36 @@ import static java.lang.System.Logger.Level.WARNING;
 
 /**
  * The one place a sandbox's record changes: persisted first, then published to its entry, so the daemon never
- * acts on a state a crash could forget (one exception, {@link #committed}, says why). Finishing or failing an operation also counts it and logs it here; an
- * events stream of transitions and finished operations would be emitted from {@link #apply} and these.
+ * acts on a state a crash could forget (one exception, {@link #committed}, says why). Finishing or failing an
+ * operation also counts it, logs it and publishes it here: one event per state change and per finished operation.
  */
 public final class Transitions {
     private static final System.Logger LOG = System.getLogger(Transitions.class.getName());
     private final SandboxStore store;
     private final OperationMetrics metrics;
+    private final EventLog events;
 
-    public Transitions(SandboxStore store, OperationMetrics metrics) {
+    public Transitions(SandboxStore store, OperationMetrics metrics, EventLog events) {
         this.store = store;
         this.metrics = metrics;
+        this.events = events;
     }
 
-    /** Persists {@code updated} and makes it the entry's record. */
+    /** Persists {@code updated} and makes it the entry's record; a change of state is an event. */
     void apply(SandboxEntry entry, SandboxRecord updated) {
+        SandboxRecord before = entry.record();
         store.save(updated);
         entry.record(updated);
+        if (before.state() != updated.state()) {
+            events.publish(SandboxEvent.stateChanged(updated.id(), before.state(), updated.state(), updated.lastOperation()));
+        }
     }
 
     /** A new sandbox (create or clone) is persisted, CREATING, before anything of it is made. */
     void created(SandboxEntry entry) {
         SandboxRecord record = entry.record();
         apply(entry, record);
+        events.publish(SandboxEvent.stateChanged(record.id(), null, record.state(), record.lastOperation()));
         LOG.log(INFO, record.lastOperation().wireName() + " sandbox " + record.id() + " as " + record.identity().namespace() + "/"
                 + record.identity().name() + (record.sourceSnapshotId() != null ? " from snapshot " + record.sourceSnapshotId() : ""));
     }
@@ -69,6 +78,7 @@ public final class Transitions {
         if (state != SandboxState.RUNNING) updated = updated.withRuntime(null);
         apply(entry, updated);
         metrics.record(operation.wireName(), true, timer.elapsedSeconds());
+        events.publish(SandboxEvent.operationFinished(updated.id(), state, operation, timings, snapshotId, null));
         LOG.log(INFO, operation.wireName() + " of sandbox " + updated.id() + " done in " + timings.get("total") + " ms " + timings);
         return new OperationResult(updated, snapshotId, timings);
     }
@@ -81,6 +91,7 @@ public final class Transitions {
         String reason = operation.wireName() + " failed: " + describe(cause);
         SandboxRecord failed = entry.record().failed(reason).withOperation(operation, timer.timings()).withRuntime(null);
         metrics.record(operation.wireName(), false, timer.elapsedSeconds());
+        events.publish(SandboxEvent.operationFinished(failed.id(), SandboxState.FAILED, operation, timer.timings(), null, reason));
         LOG.log(WARNING, "sandbox " + failed.id() + " " + reason, cause);
         try {
             apply(entry, failed);
@@ -112,10 +123,19 @@ public final class Transitions {
         // a suspended sandbox has no processes; a running or half-deleted one keeps the record of its own
         apply(entry, state == SandboxState.SUSPENDED ? back.withRuntime(null) : back);
         metrics.record(operation.wireName(), false, timer.elapsedSeconds());
-        if (cause instanceof SandboxException refused) return refused;
         String detail = operation.wireName() + " failed: " + describe(cause) + "; " + consequence;
+        events.publish(SandboxEvent.operationFinished(record.id(), state, operation, timer.timings(), null, detail));
+        if (cause instanceof SandboxException refused) return refused;
         LOG.log(WARNING, "sandbox " + record.id() + " " + detail, cause);
         return new OperationFailedException(operation, record.id(), state, detail, cause);
+    }
+
+    /** A delete finished: the record is gone from disk, so this is the sandbox's last event. */
+    void deleted(SandboxEntry entry, StepTimer timer) {
+        String id = entry.record().id();
+        metrics.record(Operation.DELETE.wireName(), true, timer.elapsedSeconds());
+        events.publish(SandboxEvent.operationFinished(id, null, Operation.DELETE, timer.timings(), null, null));
+        events.publish(SandboxEvent.deleted(id));
     }
 
     /** Recovery at start settled a sandbox: a sandbox that is not running has no processes, so no runtime either. */
