@@ -104,6 +104,7 @@ public final class Daemon implements AutoCloseable {
                 snapshots.fetchMissingWith(remote);
                 snapshots.annotateWith(remote.snapshotAnnotations());
                 sandboxes.afterSuspend(remote::pushAfterSuspend);
+                sandboxes.useLeases(remote);
             }
             sandboxes.recover();
         } catch (IOException e) {

@@ -43,8 +43,10 @@ public final class SandboxRoutes extends RouteTable {
 
     private void create(ServerRequest req, ServerResponse res) {
         ObjectNode body = bodies.readJson(req, ObjectNode.class);
+        boolean adopt = RestoreRequestFields.takeAdopt(body);
         RestoreOptions options = RestoreRequestFields.take(body);
-        var result = manager.create(bodies.convert(body, SandboxSpec.class), options);
+        var result = adopt ? manager.adopt(body.path("fromSnapshot").asText(), options)
+                : manager.create(bodies.convert(body, SandboxSpec.class), options);
         res.header("Location", "/v1/sandboxes/" + result.sandbox().id());
         Responses.json(res, 201, result);
     }

@@ -4,6 +4,7 @@ import dev.ateom.microvm.config.RemoteStoreConfig;
 import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.microvm.sandbox.NotFoundException;
 import dev.ateom.microvm.sandbox.RemoteStoreException;
+import dev.ateom.microvm.sandbox.SandboxLeases;
 import dev.ateom.microvm.sandbox.SandboxSpecValidator;
 import dev.ateom.microvm.sandbox.SnapshotFetcher;
 import dev.ateom.snapshot.Snapshot;
@@ -11,6 +12,8 @@ import dev.ateom.snapshot.SnapshotStore;
 import dev.ateom.store.CpuInfo;
 import dev.ateom.store.CpuProfile;
 import dev.ateom.store.GcReport;
+import dev.ateom.store.Lease;
+import dev.ateom.store.LeaseHeldException;
 import dev.ateom.store.LeaseMode;
 import dev.ateom.store.ProbeResult;
 import dev.ateom.store.PullOptions;
@@ -40,7 +43,7 @@ import static java.lang.System.Logger.Level.WARNING;
  * to blame; a store that is not configured, or could not be opened, makes every store operation a clear problem
  * while the local features work as without a store.
  */
-public final class RemoteSnapshots implements SnapshotFetcher, AutoCloseable {
+public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RemoteSnapshots.class.getName());
 
     private final RemoteStoreConfig config;
@@ -259,6 +262,48 @@ public final class RemoteSnapshots implements SnapshotFetcher, AutoCloseable {
             RuntimeException failure = StoreFailures.of("pull of snapshot " + snapshotId, snapshotId, e);
             LOG.log(WARNING, failure.getMessage() + "; nothing of it was kept");
             throw failure;
+        }
+    }
+
+    // ------------------------------------------------------------------ leases (adopt)
+
+    @Override
+    public void acquire(String sandboxId) {
+        RemoteSnapshotStore remote = usable();
+        try {
+            Lease lease = remote.leases().acquire(sandboxId, config.hostId());
+            LOG.log(lease.enforced() ? INFO : WARNING, lease.enforced()
+                    ? "took the lease of sandbox " + sandboxId + " for host " + config.hostId()
+                    : "adopting sandbox " + sandboxId + " without a lease (--snapshot-store-leases=off): keep other hosts from running it");
+        } catch (IOException e) {
+            throw StoreFailures.of("lease of sandbox " + sandboxId, null, e);
+        }
+    }
+
+    @Override
+    public void release(String sandboxId) {
+        if (store == null || config.settings().leases() == LeaseMode.OFF) return;
+        try {
+            if (store.leases().holder(sandboxId).filter(lease -> lease.hostId().equals(config.hostId())).isPresent()) {
+                store.leases().release(sandboxId, config.hostId());
+                LOG.log(INFO, "released the lease of sandbox " + sandboxId);
+            }
+        } catch (IOException e) {
+            LOG.log(WARNING, "cannot release the lease of sandbox " + sandboxId + ": " + e.getMessage() + "; remove "
+                    + "leases/" + sandboxId + " from the store before another host adopts it");
+        }
+    }
+
+    /** A store that cannot be asked does not stop a resume here (logged): availability of this host's sandboxes comes first. */
+    @Override
+    public void requireNotHeldByAnother(String sandboxId) {
+        if (store == null || config.settings().leases() == LeaseMode.OFF) return;
+        try {
+            store.leases().requireNotHeldByAnother(sandboxId, config.hostId());
+        } catch (LeaseHeldException e) {
+            throw StoreFailures.of("resume of sandbox " + sandboxId, null, e);
+        } catch (IOException e) {
+            LOG.log(WARNING, "cannot check the lease of sandbox " + sandboxId + " (" + e.getMessage() + "); resuming it");
         }
     }
 

@@ -5,6 +5,7 @@ import dev.ateom.microvm.PrivateDirs;
 import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.events.EventLog;
 import dev.ateom.microvm.logging.LogContext;
+import dev.ateom.microvm.sandbox.operation.AdoptOperation;
 import dev.ateom.microvm.sandbox.operation.CheckpointOperation;
 import dev.ateom.microvm.sandbox.operation.CloneOperation;
 import dev.ateom.microvm.sandbox.operation.CreateOperation;
@@ -21,6 +22,7 @@ import dev.ateom.microvm.sandbox.operation.VmStarter;
 import dev.ateom.microvm.systeminfo.spec.ActorIdentity;
 import dev.ateom.microvm.systeminfo.spec.SpecViolation;
 import dev.ateom.microvm.timing.OperationMetrics;
+import dev.ateom.snapshot.Manifest;
 import dev.ateom.microvm.vm.VmmPool;
 import dev.ateom.virtiofsd.VirtiofsdLauncher;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -60,6 +62,7 @@ public final class SandboxManager implements AutoCloseable {
     private final Map<String, SandboxEntry> sandboxes = new ConcurrentHashMap<>();
     private final EventLog events = new EventLog(EventLog.DEFAULT_RING_SIZE, EventLog.DEFAULT_QUEUE_SIZE);
     private Consumer<String> afterSuspend = snapshotId -> { };
+    private SandboxLeases leases = SandboxLeases.NONE;
     /** Bounds the restores a fork runs at once (each restore reads a whole memory image and starts four processes). */
     private final Semaphore restoreSlots;
     private final VmmPool pool;
@@ -108,6 +111,40 @@ public final class SandboxManager implements AutoCloseable {
     }
 
     // ------------------------------------------------------------------ operations
+
+    /** Where adopting takes leases (the snapshot store); by default adopting is refused. */
+    public void useLeases(SandboxLeases leases) { this.leases = leases; }
+
+    /**
+     * Takes over a sandbox from a snapshot another host pushed: same id, uid and identity, resumed on this host. The
+     * snapshot is pulled if it is not here; the sandbox's lease is taken first, so two hosts never run it.
+     */
+    public OperationResult adopt(String snapshotId, RestoreOptions options) {
+        requireHypervisor();
+        context.snapshots().ensureLocal(snapshotId, options.allowCpuMismatch());
+        SnapshotCatalog.SnapshotHandle handle = context.snapshots().open(snapshotId);
+        Manifest.SourceSandbox source = handle.snapshot().manifest().source();
+        String id = source.sandboxId();
+        SandboxEntry present = sandboxes.get(id);
+        if (present != null) throw new AlreadyExistsException(id, present.record().state());
+        leases.acquire(id);
+        SandboxEntry entry = new SandboxEntry(SandboxRecord.adopted(id, handle.sandboxSpec(),
+                new ActorIdentity(source.name(), source.namespace(), source.uid()), snapshotId));
+        try {
+            SandboxEntry existing = sandboxes.putIfAbsent(id, entry);
+            if (existing != null) throw new AlreadyExistsException(id, existing.record().state());
+            try (var lock = entry.acquire(Operation.RESUME); var log = LogContext.with("sandbox", id)) {
+                if (Files.exists(context.store().sandboxDir(id), LinkOption.NOFOLLOW_LINKS)) throw AlreadyExistsException.leftoverDirectory(id);
+                new AdoptOperation(context).prepare(entry);
+            }
+        } catch (RuntimeException e) {
+            sandboxes.remove(id, entry);
+            leases.release(id);
+            throw e;
+        }
+        LOG.log(INFO, "adopted sandbox " + id + " from snapshot " + snapshotId + "; resuming it on this host");
+        return resume(id, options);
+    }
 
     /** Called with the snapshot id after every successful suspend (push-on-suspend); must return at once. */
     public void afterSuspend(Consumer<String> action) { this.afterSuspend = action; }
@@ -187,7 +224,10 @@ public final class SandboxManager implements AutoCloseable {
 
     /** Resume; a latest snapshot that is not on this host (deleted here after a push) is pulled from the store first. */
     public OperationResult resume(String id, RestoreOptions options) {
-        return runOn(id, Operation.RESUME, new ResumeOperation(context, options)::run);
+        return runOn(id, Operation.RESUME, entry -> {
+            leases.requireNotHeldByAnother(id);
+            return new ResumeOperation(context, options).run(entry);
+        });
     }
     /** A snapshot of a running sandbox that keeps running; the guest is paused only for the snapshot and the archive. */
     public OperationResult checkpoint(String id) { return runOn(id, Operation.CHECKPOINT, new CheckpointOperation(context)::run); }
@@ -232,6 +272,7 @@ public final class SandboxManager implements AutoCloseable {
         runOn(id, Operation.DELETE, entry -> {
             new DeleteOperation(context).run(entry, withSnapshots);
             sandboxes.remove(id);
+            leases.release(id);
             return null;
         });
     }

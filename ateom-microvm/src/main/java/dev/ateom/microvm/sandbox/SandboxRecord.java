@@ -49,6 +49,13 @@ public record SandboxRecord(
                 0, operation, false, null);
     }
 
+    /** A sandbox adopted from a snapshot another host took: SUSPENDED at that snapshot, with its id, spec and identity. */
+    public static SandboxRecord adopted(String id, SandboxSpec spec, ActorIdentity identity, String snapshotId) {
+        Instant now = Instant.now();
+        return new SandboxRecord(id, spec, identity, SandboxState.SUSPENDED, null, now, now, snapshotId, snapshotId, List.of(snapshotId),
+                null, 0, null, false, null);
+    }
+
     public SandboxRecord withState(SandboxState newState) {
         return copy(c -> {
             c.state = newState;

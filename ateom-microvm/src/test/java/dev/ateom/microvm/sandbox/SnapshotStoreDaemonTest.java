@@ -259,6 +259,44 @@ class SnapshotStoreDaemonTest {
     }
 
     @Test
+    void adoptIsRefusedWhereLeasesCannotBeHadAndMovesTheSandboxWithLeasesOff(@TempDir Path other) throws Exception {
+        String notes = "moves with its identity " + randomHex();
+        String snapshotId = createWriteAndSuspend(hostA, "adopt-1", notes);
+        awaitPushed(hostA, snapshotId);
+        String uid = hostA.get("/v1/sandboxes/adopt-1").body().path("identity").path("uid").asText();
+        ObjectNode adopt = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshotId).put("adopt", true);
+
+        // s3proxy 2.9.0 races conditional writes (probe RACY): no leases, so host B (leases on) refuses to adopt
+        var refused = hostB.post("/v1/sandboxes", adopt);
+        assertThat(refused.status()).as(refused.body().toString()).isEqualTo(409);
+        assertThat(refused.body().path("type").asText()).endsWith("leases-unavailable");
+        assertThat(refused.body().path("detail").asText()).contains("snapshot-store-leases");
+        assertThat(hostB.get("/v1/sandboxes/adopt-1").status()).isEqualTo(404);
+        assertThat(hostB.stateDir().resolve("sandboxes/adopt-1")).doesNotExist();
+        var withIdentity = hostB.post("/v1/sandboxes", adopt.deepCopy().set("identity", ApiJson.mapper().createObjectNode().put("name", "x")));
+        assertThat(withIdentity.status()).isEqualTo(400);
+        assertThat(withIdentity.body().path("errors").get(0).path("field").asText()).isEqualTo("identity");
+
+        Map<ConfigOption, String> flags = new EnumMap<>(storeFlags("host-c", false));
+        flags.put(ConfigOption.SNAPSHOT_STORE_LEASES, "off");
+        flags.put(ConfigOption.IMAGE_ROOTS, DaemonHarness.imageDir(dir.resolve("host-a")).toString());
+        try (DaemonHarness hostC = new DaemonHarness(other, flags)) {
+            var adopted = hostC.post("/v1/sandboxes", adopt);
+            assertThat(adopted.status()).as(adopted.body().toString()).isEqualTo(201);
+            JsonNode sandbox = adopted.body().path("sandbox");
+            assertThat(sandbox.path("id").asText()).isEqualTo("adopt-1");
+            assertThat(sandbox.path("state").asText()).isEqualTo("RUNNING");
+            assertThat(sandbox.path("identity").path("uid").asText()).isEqualTo(uid);
+            Path sandboxDir = hostC.stateDir().resolve("sandboxes/adopt-1");
+            assertThat(Files.readString(sandboxDir.resolve("durable/data/notes.txt"))).isEqualTo(notes);
+            assertThat(Files.readString(sandboxDir.resolve("system-info/identity/uid"))).isEqualTo(uid);
+            assertThat(hostC.post("/v1/sandboxes", adopt).status()).as("adopted twice").isEqualTo(409);
+            assertThat(hostC.delete("/v1/sandboxes/adopt-1?deleteSnapshots=true").status()).isEqualTo(204);
+        }
+        assertThat(hostA.delete("/v1/sandboxes/adopt-1?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    @Test
     void theCliPushesWithProgressAndListsRemoteStates() throws Exception {
         String snapshotId = createWriteAndSuspend(hostA, "cli-1", "cli " + randomHex());
         awaitPushed(hostA, snapshotId);
