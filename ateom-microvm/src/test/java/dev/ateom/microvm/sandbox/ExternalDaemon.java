@@ -35,6 +35,9 @@ final class ExternalDaemon implements AutoCloseable {
                 "--run-dir", root.resolve("run").toString(), "--cloud-hypervisor", hypervisor.toString(),
                 "--virtiofsd", TestTools.virtiofsd().toString(), "--config", root.resolve("empty.yaml").toString(),
                 "--image-roots", imageRoots, "--log-level", "WARNING"));
+        // e.g. -Dbench.daemonArgs="--vmm-pool 0" for a before/after in one session
+        String extra = System.getProperty("bench.daemonArgs", "").strip();
+        if (!extra.isEmpty()) command.addAll(List.of(extra.split("\\s+")));
         long t0 = System.nanoTime();
         process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(root.resolve("daemon.log").toFile()).start();
