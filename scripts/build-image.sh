@@ -87,7 +87,8 @@ if [[ "$(cat "$WORK/runtime.key" 2>/dev/null)" != "$runtime_key" || ! -x "$BASE/
   # java.desktop is needed for java.beans only: its X11/ALSA natives are never loaded by a headless daemon,
   # and dropping them keeps X11 and ALSA out of the image
   for so in "$BASE"/opt/java/lib/*.so; do
-    if ldd "$so" | grep -qE 'libX11|libasound|libawt_xawt'; then rm "$so"; fi
+    # not grep -q: it would exit at the first match, ldd would die of SIGPIPE and pipefail would hide the match
+    if ldd "$so" 2>/dev/null | grep -E 'libX11|libasound|libawt_xawt' >/dev/null; then rm "$so"; fi
   done
   # the CDS archive for heaps over 32 GB (no compressed oops) is not worth 14 MB here
   rm -f "$BASE/opt/java/lib/server/classes_nocoops.jsa"
