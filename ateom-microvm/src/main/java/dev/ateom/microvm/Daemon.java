@@ -95,6 +95,7 @@ public final class Daemon implements AutoCloseable {
             resources.add(networks);
             sandboxes = new SandboxManager(config, new SandboxStore(config.sandboxesDir()), virtiofsd, snapshots,
                     new SystemInfoVolumes(systemInfo), probe, tools, networks, registry);
+            resources.addFirst(sandboxes); // from here on: its VMM pool must not outlive a start that fails below
             snapshots.protect(sandboxes::isLatestOfSuspended);
             remote = config.snapshotStore()
                     .map(store -> RemoteSnapshots.start(store, config.stateDir(), snapshotStore, tools.hypervisor().resolved(), registry))
@@ -115,7 +116,6 @@ public final class Daemon implements AutoCloseable {
             closeAll(resources);
             throw e;
         }
-        resources.addFirst(sandboxes);
 
         RequestBodies bodies = new RequestBodies(config.maxRequestBytes());
         List<RouteTable> services = new ArrayList<>();

@@ -30,10 +30,8 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
-import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -58,7 +56,7 @@ public final class SandboxManager implements AutoCloseable {
 
     private final OperationContext context;
     private final HostTools tools;
-    private final HostPathPolicy paths;
+    private final NewSandboxAdmission admission;
     private final Map<String, SandboxEntry> sandboxes = new ConcurrentHashMap<>();
     private final EventLog events = new EventLog(EventLog.DEFAULT_RING_SIZE, EventLog.DEFAULT_QUEUE_SIZE);
     private Consumer<String> afterSuspend = snapshotId -> { };
@@ -76,7 +74,7 @@ public final class SandboxManager implements AutoCloseable {
         this.context = new OperationContext(config, store, new VmStarter(config, virtiofsd, snapshots, tools, pool), virtiofsd, snapshots,
                 systemInfo, probe, metrics, new Transitions(store, metrics, events), networks);
         this.tools = tools;
-        this.paths = HostPathPolicy.of(config);
+        this.admission = new NewSandboxAdmission(HostPathPolicy.of(config), snapshots, networks);
         this.restoreSlots = new Semaphore(config.maxParallelRestores(), true);
     }
 
@@ -154,50 +152,25 @@ public final class SandboxManager implements AutoCloseable {
 
     /** As {@link #create(SandboxSpec)}; a clone's snapshot that is not on this host is pulled from the store first. */
     public OperationResult create(SandboxSpec request, RestoreOptions options) {
-        List<SpecViolation> violations = new ArrayList<>(SandboxSpecValidator.validate(request, paths));
-        violations.addAll(context.networks().check(request.network(), "network"));
-        if (!violations.isEmpty()) throw new InvalidSpecException(violations);
+        admission.checkRequest(request);
         requireHypervisor();
-        String id = request.id() != null ? request.id() : generateId();
-        if (request.isClone()) {
-            if (sandboxes.containsKey(id)) throw new AlreadyExistsException(id, sandboxes.get(id).record().state());
-            context.snapshots().ensureLocal(request.fromSnapshot(), options.allowCpuMismatch());
-        }
-        SnapshotCatalog.SnapshotHandle source = request.isClone() ? context.snapshots().open(request.fromSnapshot()) : null;
-        if (source != null) requireSameNic(request, source);
-        SandboxSpec spec = request.isClone() ? request.cloneOf(source.sandboxSpec(), id) : request.withId(id);
-        if (request.isClone()) {
-            List<SpecViolation> stored = new ArrayList<>(SandboxSpecValidator.validateStored(spec, paths));
-            stored.addAll(SandboxSpecValidator.storedViolations(context.networks().check(spec.network(), "network")));
-            if (!stored.isEmpty()) throw new InvalidSpecException(stored);
-            context.snapshots().requireConfigAsWritten(source);
-        }
-        if (spec.hasNetwork()) context.networks().requireAvailable(null, null);
-        Operation operation = request.isClone() ? Operation.CLONE : Operation.CREATE;
-        ActorIdentity identity = new ActorIdentity(spec.identity().name(), spec.identity().namespace(), UUID.randomUUID().toString());
-        SandboxEntry entry = new SandboxEntry(SandboxRecord.creating(id, spec, identity, source == null ? null : source.id(), operation));
+        NewSandboxAdmission.Plan plan = admission.plan(request, request.id() != null ? request.id() : generateId(), options,
+                taken -> Optional.ofNullable(sandboxes.get(taken)).map(e -> e.record().state()).orElse(null));
+        String id = plan.id();
+        ActorIdentity identity = new ActorIdentity(plan.spec().identity().name(), plan.spec().identity().namespace(), UUID.randomUUID().toString());
+        SandboxEntry entry = new SandboxEntry(SandboxRecord.creating(id, plan.spec(), identity,
+                plan.source() == null ? null : plan.source().id(), plan.operation()));
         SandboxEntry existing = sandboxes.putIfAbsent(id, entry);
         if (existing != null) throw new AlreadyExistsException(id, existing.record().state());
-        try (var lock = entry.acquire(operation); var log = LogContext.with("sandbox", id)) {
+        try (var lock = entry.acquire(plan.operation()); var log = LogContext.with("sandbox", id)) {
             if (Files.exists(context.store().sandboxDir(id), LinkOption.NOFOLLOW_LINKS)) {
                 sandboxes.remove(id, entry);
                 throw AlreadyExistsException.leftoverDirectory(id);
             }
-            return source == null ? new CreateOperation(context).run(entry) : new CloneOperation(context, source).run(entry);
+            return plan.source() == null ? new CreateOperation(context).run(entry) : new CloneOperation(context, plan.source()).run(entry);
         } finally {
             // only a sandbox whose record is on disk exists: a create that could not even persist FAILED leaves nothing
             if (!context.store().hasRecord(id)) sandboxes.remove(id, entry);
-        }
-    }
-
-    /** A clone has the NIC its snapshot's VM had: a network can be neither added nor taken away. */
-    private static void requireSameNic(SandboxSpec request, SnapshotCatalog.SnapshotHandle source) {
-        if (request.network() == null) return;
-        boolean sourceHasNic = source.sandboxSpec().hasNetwork();
-        if (request.network().isOn() != sourceHasNic) {
-            throw new InvalidSpecException(List.of(new SpecViolation("network", sourceHasNic
-                    ? "snapshot " + source.id() + " was taken with a network: its clones have one too (give a policy, or leave network out)"
-                    : "snapshot " + source.id() + " was taken without a network: its clones cannot have one")));
         }
     }
 
@@ -229,6 +202,7 @@ public final class SandboxManager implements AutoCloseable {
             return new ResumeOperation(context, options).run(entry);
         });
     }
+
     /** A snapshot of a running sandbox that keeps running; the guest is paused only for the snapshot and the archive. */
     public OperationResult checkpoint(String id) { return runOn(id, Operation.CHECKPOINT, new CheckpointOperation(context)::run); }
 
@@ -242,29 +216,7 @@ public final class SandboxManager implements AutoCloseable {
         if (!violations.isEmpty()) throw new InvalidSpecException(violations);
         SandboxRecord source = get(id);
         requireHypervisor();
-        long start = System.nanoTime();
-        OperationResult checkpoint = null;
-        String snapshotId;
-        if (source.state() == SandboxState.RUNNING) {
-            checkpoint = checkpoint(id);
-            snapshotId = checkpoint.snapshotId();
-        } else if (source.state() == SandboxState.SUSPENDED && source.latestSnapshotId() != null) {
-            snapshotId = source.latestSnapshotId();
-        } else {
-            throw new InvalidStateException(id, source.state(), Operation.FORK);
-        }
-        long cloning = System.nanoTime();
-        List<ForkedClone> clones = new ParallelClones(restoreSlots).run(
-                request.clones(id, source.identity().namespace()), snapshotId, SandboxManager::generateId, this::create);
-        Map<String, Long> timings = new LinkedHashMap<>();
-        timings.put("checkpoint", (cloning - start) / 1_000_000);
-        timings.put("clones", (System.nanoTime() - cloning) / 1_000_000);
-        timings.put("total", (System.nanoTime() - start) / 1_000_000);
-        int failed = (int) clones.stream().filter(c -> c.error() != null).count();
-        LOG.log(INFO, "fork of sandbox " + id + " from snapshot " + snapshotId + ": " + (clones.size() - failed) + " clone(s) running, "
-                + failed + " failed, in " + timings.get("total") + " ms");
-        return new ForkResult(id, snapshotId, clones.size() - failed, failed, clones, timings,
-                checkpoint == null ? null : checkpoint.timingsMs());
+        return new ForkOperation(restoreSlots, this::checkpoint, this::create, SandboxManager::generateId).run(source, request);
     }
 
     /** Deletes in any state; {@code withSnapshots} also removes the sandbox's snapshots. */

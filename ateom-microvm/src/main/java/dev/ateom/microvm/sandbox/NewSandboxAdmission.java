@@ -1,0 +1,72 @@
+package dev.ateom.microvm.sandbox;
+
+import dev.ateom.microvm.systeminfo.spec.SpecViolation;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+
+/**
+ * Everything a create or clone request must pass before a sandbox is registered for it: the request's own rules,
+ * then for a clone the snapshot (pulled from the store when it is not here), the spec the clone would really run
+ * with (the snapshot's stored spec plus the request's overrides, checked like a request: a tampered snapshot
+ * must not widen what a token holder may ask for), the snapshot's config.json as ateom writes it, and the NIC rule.
+ * Nothing is made on this host but a pulled snapshot.
+ */
+final class NewSandboxAdmission {
+    /** What an admitted request becomes: the new sandbox's id and spec, and for a clone the snapshot it restores. */
+    record Plan(String id, SandboxSpec spec, SnapshotCatalog.SnapshotHandle source) {
+        Operation operation() { return source == null ? Operation.CREATE : Operation.CLONE; }
+    }
+
+    private final HostPathPolicy paths;
+    private final SnapshotCatalog snapshots;
+    private final SandboxNetworks networks;
+
+    NewSandboxAdmission(HostPathPolicy paths, SnapshotCatalog snapshots, SandboxNetworks networks) {
+        this.paths = paths;
+        this.snapshots = snapshots;
+        this.networks = networks;
+    }
+
+    /** The request's own rules, every violation named by its field. */
+    void checkRequest(SandboxSpec request) {
+        List<SpecViolation> violations = new ArrayList<>(SandboxSpecValidator.validate(request, paths));
+        violations.addAll(networks.check(request.network(), "network"));
+        if (!violations.isEmpty()) throw new InvalidSpecException(violations);
+    }
+
+    /**
+     * The plan for a checked request; {@code stateOfTaken} gives the state of a sandbox that already has the id
+     * (null when the id is free), so a clone to a taken id is refused before anything is pulled.
+     */
+    Plan plan(SandboxSpec request, String id, RestoreOptions options, Function<String, SandboxState> stateOfTaken) {
+        if (!request.isClone()) {
+            if (request.hasNetwork()) networks.requireAvailable(null, null);
+            return new Plan(id, request.withId(id), null);
+        }
+        SandboxState taken = stateOfTaken.apply(id);
+        if (taken != null) throw new AlreadyExistsException(id, taken);
+        snapshots.ensureLocal(request.fromSnapshot(), options.allowCpuMismatch());
+        SnapshotCatalog.SnapshotHandle source = snapshots.open(request.fromSnapshot());
+        requireSameNic(request, source);
+        SandboxSpec spec = request.cloneOf(source.sandboxSpec(), id);
+        List<SpecViolation> stored = new ArrayList<>(SandboxSpecValidator.validateStored(spec, paths));
+        stored.addAll(SandboxSpecValidator.storedViolations(networks.check(spec.network(), "network")));
+        if (!stored.isEmpty()) throw new InvalidSpecException(stored);
+        snapshots.requireConfigAsWritten(source);
+        if (spec.hasNetwork()) networks.requireAvailable(null, null);
+        return new Plan(id, spec, source);
+    }
+
+    /** A clone has the NIC its snapshot's VM had: a network can be neither added nor taken away. */
+    private static void requireSameNic(SandboxSpec request, SnapshotCatalog.SnapshotHandle source) {
+        if (request.network() == null) return;
+        boolean sourceHasNic = source.sandboxSpec().hasNetwork();
+        if (request.network().isOn() != sourceHasNic) {
+            throw new InvalidSpecException(List.of(new SpecViolation("network", sourceHasNic
+                    ? "snapshot " + source.id() + " was taken with a network: its clones have one too (give a policy, or leave network out)"
+                    : "snapshot " + source.id() + " was taken without a network: its clones cannot have one")));
+        }
+    }
+}
