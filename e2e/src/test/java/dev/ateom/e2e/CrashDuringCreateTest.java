@@ -70,7 +70,9 @@ class CrashDuringCreateTest extends HostTest {
 
     @Test
     void kill9WhileCloudHypervisorStartsLeavesAFailedSandbox() throws Exception {
-        DaemonProcess first = host.start(DaemonOptions.NORMAL);
+        // no warm pool: a create that claims an already started CHV has no start to kill the daemon in (the cold
+        // start stays the path whenever the pool is empty)
+        DaemonProcess first = host.start(DaemonOptions.NORMAL.withFlags(List.of("--vmm-pool", "0")));
         CompletableFuture<?> create = CompletableFuture.runAsync(() -> {
             try {
                 first.api().post("/v1/sandboxes", SandboxSpecs.create(host.root, "k1"));
