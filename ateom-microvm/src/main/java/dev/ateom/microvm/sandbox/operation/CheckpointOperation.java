@@ -62,13 +62,7 @@ public final class CheckpointOperation {
             rollback.clear();
             return snapshotId;
         } catch (RuntimeException e) {
-            rollback.run(e);
-            if (RunningVm.isRunning(entry)) {
-                throw context.transitions().returnedTo(entry, SandboxState.RUNNING, Operation.CHECKPOINT, timer, e,
-                        "the sandbox is still running and no snapshot was made");
-            }
-            context.teardown().run(entry);
-            throw context.transitions().failed(entry, Operation.CHECKPOINT, timer, e);
+            throw BackToRunning.afterFailure(context, entry, Operation.CHECKPOINT, timer, rollback, e, "the sandbox is still running and no snapshot was made");
         }
     }
 

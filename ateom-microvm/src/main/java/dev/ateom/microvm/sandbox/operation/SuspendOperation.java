@@ -58,14 +58,8 @@ public final class SuspendOperation {
             rollback.clear();
             return snapshotId;
         } catch (RuntimeException e) {
-            // Not committed: undo back to a running VM (the snapshot, if any, is gone); FAILED only if that fails too.
-            rollback.run(e);
-            if (RunningVm.isRunning(entry)) {
-                throw context.transitions().returnedTo(entry, SandboxState.RUNNING, Operation.SUSPEND, timer, e,
-                        "the sandbox is still running");
-            }
-            context.teardown().run(entry);
-            throw context.transitions().failed(entry, Operation.SUSPEND, timer, e);
+            // Not committed: the snapshot, if any, is gone
+            throw BackToRunning.afterFailure(context, entry, Operation.SUSPEND, timer, rollback, e, "the sandbox is still running");
         }
     }
 }
