@@ -20,4 +20,9 @@ public final class VsockGuestProbe implements GuestProbe {
     public void setClock(Path vsockSocket, long port, Instant now) {
         new ProbeClient(vsockSocket, port, CALL_TIMEOUT).setTime(now);
     }
+
+    @Override
+    public long activity(Path vsockSocket, long port) {
+        return new ProbeClient(vsockSocket, port, CALL_TIMEOUT).activity();
+    }
 }
