@@ -17,4 +17,7 @@ public interface GuestProbe {
      * does not answer within a few seconds.
      */
     long activity(Path vsockSocket, long port);
+
+    /** Sends one command line (no newline) and returns the probe's answer, or why there was none within {@code timeout}. */
+    GuestProbeAnswer command(Path vsockSocket, long port, String command, Duration timeout);
 }

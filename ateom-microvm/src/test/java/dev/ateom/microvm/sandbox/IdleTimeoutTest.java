@@ -155,5 +155,10 @@ class IdleTimeoutTest {
             polls.incrementAndGet();
             return counter.get();
         }
+
+        @Override
+        public GuestProbeAnswer command(Path vsockSocket, long port, String command, Duration timeout) {
+            return new GuestProbeAnswer.Silent(false, "the fake probe takes no commands");
+        }
     }
 }
