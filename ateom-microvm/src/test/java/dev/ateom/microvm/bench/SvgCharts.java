@@ -92,9 +92,14 @@ final class SvgCharts {
             svg.append(String.format(Locale.ROOT, "<line x1=\"%d\" y1=\"%.1f\" x2=\"%d\" y2=\"%.1f\" stroke=\"#ddd\"/>%n", left, ty, left + plotW, ty));
             svg.append(text(left - 6, ty + 4, String.format(Locale.ROOT, "%.0f", ms), "end"));
         }
-        svg.append(text(16, top + plotH / 2.0, "ms", "start"));
+        svg.append(text(left - 6, top - 8, "ms", "end"));
         for (int i = 0; i < levels.size(); i++) {
-            svg.append(text(xOf(i, levels.size(), left, plotW), top + plotH + 18, String.valueOf(levels.get(i)), "middle"));
+            int level = levels.get(i);
+            int failed = scaling.rows().stream().filter(r -> r.concurrent() == level).mapToInt(ScalingResult.Row::failures).sum();
+            double x = xOf(i, levels.size(), left, plotW);
+            svg.append(text(x, top + plotH + 18, String.valueOf(level), "middle"));
+            // a level whose requests failed has fewer (or no) points: say so where it is
+            if (failed > 0) svg.append(text(x, top + plotH - 8, failed + " failed", "middle", "#c00"));
         }
         svg.append(text(left + plotW / 2.0, top + plotH + 38, "sandboxes at once", "middle"));
         for (Map.Entry<String, String> op : colors.entrySet()) {
