@@ -132,6 +132,7 @@ public final class Daemon implements AutoCloseable {
         daemon.writePortFile();
         LOG.log(INFO, "ateom listening on http://" + config.listenHost() + ":" + server.port()
                 + " (state " + config.stateDir() + ", run " + config.runDir() + ")");
+        sandboxes.startVmmPool();
         return daemon;
     }
 

@@ -284,6 +284,9 @@ public final class SandboxManager implements AutoCloseable {
         }
     }
 
+    /** Called once the API answers: the warm VMM pool starts filling (not before, so it does not slow the start). */
+    public void startVmmPool() { pool.startFilling(); }
+
     @Override
     public void close() {
         DaemonStop.run(sandboxes.values(), context.config().childrenDieWithDaemon(), this::suspend);
