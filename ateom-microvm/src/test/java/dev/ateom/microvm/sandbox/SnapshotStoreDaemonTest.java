@@ -111,7 +111,6 @@ class SnapshotStoreDaemonTest {
         assertThat(local.body().path("local").asBoolean()).isTrue();
         assertThat(local.body().path("verification").path("problems")).as(local.body().toString()).isEmpty();
 
-        assertThat(clone.body().path("timingsMs").has("pull")).isTrue();
         double downloaded = downloadedBytes(hostB);
         assertThat(downloaded).isPositive();
 
@@ -310,8 +309,9 @@ class SnapshotStoreDaemonTest {
             assertThat(list.status()).as(list.body().toString()).isEqualTo(502);
             assertThat(list.body().path("type").asText()).endsWith("snapshot-store-error");
             assertThat(list.body().path("detail").asText()).contains(option);
-            assertThat(refused.post("/v1/snapshots/any-00000000/push", "").status()).isEqualTo(502);
-            assertThat(refused.post("/v1/store/gc", "").status()).isEqualTo(502);
+            var gc = refused.post("/v1/store/gc", "");
+            assertThat(gc.status()).as(gc.body().toString()).isEqualTo(502);
+            assertThat(gc.body().path("detail").asText()).contains(option);
             assertThat(refused.get("/v1/store").body().path("usable").asBoolean(true)).isFalse();
             refused.createOk(refused.spec("local-1", "local-1"));
             assertThat(refused.delete("/v1/sandboxes/local-1").status()).isEqualTo(204);
