@@ -69,7 +69,8 @@ final class BringUp {
         ChvProcess chv = timer.step("chvStart", () -> vms.startChv(el, rollback));
         ShareSet shares = VmStarter.awaitStarted(starting);
         context.transitions().apply(entry, withSlot(entry.record(), slot).withRuntime(VmStarter.runtimeOf(el, epoch, chv, shares,
-                slot == null ? null : SandboxNetworks.runtimeOf(slot))));
+                slot == null ? null : SandboxNetworks.runtimeOf(slot)).restoredFrom(source instanceof VmSource.Restore restored
+                        ? restored.snapshot().id() : null)));
         LiveVm live = restoreDir.isPresent() ? restore(record, layout, restoreDir.get(), chv, shares, slot, epoch, timer)
                 : boot(record, el, chv, shares, slot, epoch, timer);
         entry.live(live);
