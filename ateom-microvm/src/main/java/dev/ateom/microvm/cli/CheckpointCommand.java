@@ -14,7 +14,7 @@ final class CheckpointCommand extends ClientCommand {
 
     @Override
     JsonNode call(DaemonClient client) throws Exception {
-        return ProgressLine.around("checkpointing " + id, () -> client.post("/v1/sandboxes/" + id + "/checkpoint", "{}"));
+        return OperationWaiter.post(client, "checkpointing " + id, "/v1/sandboxes/" + id + "/checkpoint", "{}");
     }
 
     @Override

@@ -31,7 +31,8 @@ public record DaemonConfig(
         int maxParallelRestores,
         NetworkConfig network,
         Optional<RemoteStoreConfig> snapshotStore,
-        int vmmPool) {
+        int vmmPool,
+        Duration operationRetention) {
 
     public DaemonConfig {
         imageRoots = List.copyOf(imageRoots);

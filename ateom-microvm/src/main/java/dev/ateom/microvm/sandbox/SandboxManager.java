@@ -22,6 +22,7 @@ import dev.ateom.microvm.sandbox.operation.VmStarter;
 import dev.ateom.microvm.systeminfo.spec.ActorIdentity;
 import dev.ateom.microvm.systeminfo.spec.SpecViolation;
 import dev.ateom.microvm.timing.OperationMetrics;
+import dev.ateom.microvm.timing.OperationProgress;
 import dev.ateom.snapshot.Manifest;
 import dev.ateom.microvm.vm.VmmPool;
 import dev.ateom.virtiofsd.VirtiofsdLauncher;
@@ -167,6 +168,7 @@ public final class SandboxManager implements AutoCloseable {
                 sandboxes.remove(id, entry);
                 throw AlreadyExistsException.leftoverDirectory(id);
             }
+            OperationProgress.current().admitted(id);
             return plan.source() == null ? new CreateOperation(context).run(entry) : new CloneOperation(context, plan.source()).run(entry);
         } finally {
             // only a sandbox whose record is on disk exists: a create that could not even persist FAILED leaves nothing
@@ -236,6 +238,7 @@ public final class SandboxManager implements AutoCloseable {
             SandboxRecord record = entry.record();
             if (!operation.allowedIn(record.state())) throw new InvalidStateException(id, record.state(), operation);
             if (operation != Operation.DELETE) requireHypervisor();
+            OperationProgress.current().admitted(id);
             return run.apply(entry);
         }
     }
