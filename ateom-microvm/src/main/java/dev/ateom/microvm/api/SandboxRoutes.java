@@ -7,6 +7,7 @@ import dev.ateom.microvm.http.Responses;
 import dev.ateom.microvm.operations.OperationRegistry;
 import dev.ateom.microvm.sandbox.ForkRequest;
 import dev.ateom.microvm.sandbox.Operation;
+import dev.ateom.microvm.sandbox.ProbeRequest;
 import dev.ateom.microvm.sandbox.RestoreOptions;
 import dev.ateom.microvm.sandbox.SandboxManager;
 import dev.ateom.microvm.sandbox.SandboxSpec;
@@ -17,7 +18,7 @@ import io.helidon.webserver.http.ServerResponse;
 
 import java.util.Map;
 
-/** {@code /v1/sandboxes}: create or clone, list, show, suspend, checkpoint, fork, resume, delete, and a new egress policy. */
+/** {@code /v1/sandboxes}: create or clone, list, show, suspend, checkpoint, fork, resume, delete, a guest probe command, and a new egress policy. */
 public final class SandboxRoutes extends RouteTable {
     private final SandboxManager manager;
     private final RequestBodies bodies;
@@ -40,6 +41,8 @@ public final class SandboxRoutes extends RouteTable {
                 .post("/v1/sandboxes/{id}/fork", this::fork)
                 .post("/v1/sandboxes/{id}/resume", (req, res) -> Responses.json(res, 200,
                         manager.resume(id(req), bodies.readOptionalJson(req, ResumeRequest.class, ResumeRequest.NONE).options())))
+                .post("/v1/sandboxes/{id}/probe", (req, res) ->
+                        Responses.json(res, 200, manager.probe(id(req), bodies.readJson(req, ProbeRequest.class))))
                 .put("/v1/sandboxes/{id}/network/egress", (req, res) ->
                         Responses.json(res, 200, manager.replaceEgress(id(req), bodies.readJson(req, EgressSpec.class))))
                 .delete("/v1/sandboxes/{id}", this::delete);

@@ -14,6 +14,7 @@ public final class ClientCommands {
         ateom.addSubcommand(new SandboxCommands.Resume());
         ateom.addSubcommand(new CheckpointCommand());
         ateom.addSubcommand(new ForkCommand());
+        ateom.addSubcommand(new ProbeCommand());
         ateom.addSubcommand(new EventsCommand());
         ateom.addSubcommand(new SandboxCommands.Clone());
         ateom.addSubcommand(new SandboxCommands.Delete());

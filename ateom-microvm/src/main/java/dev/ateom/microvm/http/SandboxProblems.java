@@ -2,6 +2,7 @@ package dev.ateom.microvm.http;
 
 import dev.ateom.microvm.sandbox.AlreadyExistsException;
 import dev.ateom.microvm.sandbox.BusyException;
+import dev.ateom.microvm.sandbox.GuestProbeException;
 import dev.ateom.microvm.sandbox.HostToolsUnavailableException;
 import dev.ateom.microvm.sandbox.InvalidSpecException;
 import dev.ateom.microvm.sandbox.InvalidStateException;
@@ -34,6 +35,9 @@ public final class SandboxProblems {
                     problem(503, "host-tools-unavailable", "A host tool sandboxes need is not available", tools);
             case NetworkUnavailableException network -> problem(503, "network-unavailable", "No network for the sandbox", network);
             case RemoteStoreException store -> storeProblem(store);
+            case GuestProbeException probe -> probe.timedOut()
+                    ? problem(504, "guest-probe-timeout", "The guest probe did not answer in time", probe)
+                    : problem(502, "guest-probe-unreachable", "The guest probe could not be reached", probe);
             case OperationFailedException failed -> problem(500, failed.operation().wireName() + "-failed",
                     "Sandbox " + failed.operation().wireName() + " failed", failed);
         };

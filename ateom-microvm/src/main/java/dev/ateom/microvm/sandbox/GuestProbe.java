@@ -11,4 +11,7 @@ public interface GuestProbe {
 
     /** Sets the guest's wall clock (it is behind by the time the VM spent saved). */
     void setClock(Path vsockSocket, long port, Instant now);
+
+    /** Sends one command line (no newline) and returns the probe's answer, or why there was none within {@code timeout}. */
+    GuestProbeAnswer command(Path vsockSocket, long port, String command, Duration timeout);
 }

@@ -221,6 +221,13 @@ public final class SandboxManager implements AutoCloseable {
         return new ForkOperation(restoreSlots, this::checkpoint, this::create, SandboxManager::generateId).run(source, request);
     }
 
+    /** One command line to a RUNNING sandbox's guest probe; its answer, or a problem when it gives none in time. */
+    public ProbeResult probe(String id, ProbeRequest request) {
+        try (var log = LogContext.with("sandbox", id)) {
+            return new GuestCommand(context.probe()).run(get(id), request);
+        }
+    }
+
     /** Deletes in any state; {@code withSnapshots} also removes the sandbox's snapshots. */
     public void delete(String id, boolean withSnapshots) {
         runOn(id, Operation.DELETE, entry -> {
