@@ -1,15 +1,36 @@
 #!/usr/bin/env bash
-# Speed benchmark (issue 15): lifecycle through the REST API of bin/ateom beside the hypervisor's own calls, daemon
-# start and RSS. Builds first. Env: CYCLES (default 10), BACKENDS (default none; also qemu, and chv when
-# ATEOM_CLOUD_HYPERVISOR names a real Cloud Hypervisor). Tables are printed and written to bench-results/.
+# Issue 15's benchmark harness in one run (SpeedBenchmark): per backend the lifecycle through bin/ateom's REST API
+# beside the hypervisor's own calls, the daemon's start and RSS, scaling to N sandboxes at once; then durable archive
+# vs GNU tar, snapshot write vs dd, system-info sync lag. Builds first. Tables are printed; markdown and SVG charts go
+# to bench-results/ (git-ignored). Env (defaults in brackets):
+#   BACKENDS [none,qemu; +chv when ATEOM_CLOUD_HYPERVISOR names a real Cloud Hypervisor]  CYCLES [10]
+#   SCALING [1,5,10,20] (none backend)  GUEST_SCALING [1,5,10,20] (qemu/chv)  SCALING_ROUNDS [2]
+#   ARCHIVE_MIB [1024]  SNAPSHOT_MIB [1024]  ARCHIVE_ROUNDS [3]  SYNC_UPDATES [200]  DAEMON_ARGS [] (e.g. "--vmm-pool 0")
 set -euo pipefail
 export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
 export PATH="$JAVA_HOME/bin:$PATH"
 cd "$(dirname "${BASH_SOURCE[0]}")/.."
 [[ -f .tools/env.sh ]] && source .tools/env.sh
-backends="${BACKENDS:-none${ATEOM_CLOUD_HYPERVISOR:+,chv}}"
+props=(-Dbench.backends="${BACKENDS:-none,qemu${ATEOM_CLOUD_HYPERVISOR:+,chv}}" -Dbench.cycles="${CYCLES:-10}"
+  -Dbench.scaling="${SCALING:-1,5,10,20}" -Dbench.guestScaling="${GUEST_SCALING:-1,5,10,20}"
+  -Dbench.scalingRounds="${SCALING_ROUNDS:-2}" -Dbench.archiveMib="${ARCHIVE_MIB:-1024}"
+  -Dbench.snapshotMib="${SNAPSHOT_MIB:-1024}" -Dbench.archiveRounds="${ARCHIVE_ROUNDS:-3}"
+  -Dbench.syncUpdates="${SYNC_UPDATES:-200}" -Dbench.daemonArgs="${DAEMON_ARGS:-}")
 mvn -q -o -DskipTests install
+mkdir -p bench-results
+# surefire keeps the test's output in its report file; follow it so the tables show while they are measured
+report=ateom-microvm/target/surefire-reports/dev.ateom.microvm.bench.SpeedBenchmark-output.txt
+rm -f "$report"
+( while [[ ! -f "$report" ]]; do sleep 1; done; tail -n +1 -f "$report" ) & follower=$!
+trap 'kill "$follower" 2>/dev/null || true' EXIT
+status=0
 mvn -q -o -pl ateom-microvm test -Dtest=SpeedBenchmark -Dsurefire.excludedGroups=none -Dsurefire.failIfNoSpecifiedTests=false \
-  -Dbench.cycles="${CYCLES:-10}" -Dbench.backends="$backends" -Dsurefire.printSummary=false 2>&1 \
-  | grep -v '^\[\|^$' || true
-ls bench-results/speed-*.md
+  "${props[@]}" > bench-results/maven.log 2>&1 || status=$?
+sleep 1
+if (( status != 0 )); then
+  echo "benchmark failed (exit $status); Maven's output: bench-results/maven.log" >&2
+  grep -h -A20 '<<< \(FAILURE\|ERROR\)' ateom-microvm/target/surefire-reports/*SpeedBenchmark.txt >&2 || tail -40 bench-results/maven.log >&2
+  exit "$status"
+fi
+echo "tables and charts:"
+ls -1 "$PWD"/bench-results/*.md "$PWD"/bench-results/*.svg

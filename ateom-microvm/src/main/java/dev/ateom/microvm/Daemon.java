@@ -7,6 +7,7 @@ import dev.ateom.microvm.api.SandboxRoutes;
 import dev.ateom.microvm.api.SnapshotRoutes;
 import dev.ateom.microvm.api.StoreRoutes;
 import dev.ateom.microvm.config.DaemonConfig;
+import dev.ateom.microvm.events.SandboxEvent;
 import dev.ateom.microvm.remote.RemoteSnapshots;
 import dev.ateom.microvm.operations.OperationRegistry;
 import dev.ateom.microvm.operations.OperationRetention;
@@ -64,7 +65,10 @@ public final class Daemon implements AutoCloseable {
         this.resources = resources;
     }
 
-    public static Daemon start(DaemonConfig config) {
+    public static Daemon start(DaemonConfig config) { return start(config, new VsockGuestProbe()); }
+
+    /** {@link #start(DaemonConfig)} with another way to reach the guests' probes (tests fake it for guests they do not boot). */
+    public static Daemon start(DaemonConfig config, GuestProbe probe) {
         PrivateDirs.ensure(config.stateDir());
         PrivateDirs.ensure(config.runDir());
         ListenAddressCheck.warning(config.listenHost()).ifPresent(warning -> LOG.log(WARNING, warning));
@@ -93,13 +97,15 @@ public final class Daemon implements AutoCloseable {
             resources.add(systemInfo);
             VirtiofsdLauncher virtiofsd = tools.virtiofsdLauncher();
             if (virtiofsd != null) resources.add(virtiofsd);
-            GuestProbe probe = new VsockGuestProbe();
             // closed after the sandboxes (their suspends at stop give the slots back), so listed before they are put first
             SandboxNetworks networks = SandboxNetworks.of(config.network());
             resources.add(networks);
             sandboxes = new SandboxManager(config, new SandboxStore(config.sandboxesDir()), virtiofsd, snapshots,
                     new SystemInfoVolumes(systemInfo), probe, tools, networks, registry);
             resources.addFirst(sandboxes); // from here on: its VMM pool must not outlive a start that fails below
+            SandboxManager manager = sandboxes;
+            systemInfo.reportFailuresTo((id, volume, reason) -> manager.events().publish(SandboxEvent.syncError(id,
+                    "system-info volume " + volume + " keeps its last good content: " + reason)));
             snapshots.protect(sandboxes::isLatestOfSuspended);
             remote = config.snapshotStore()
                     .map(store -> RemoteSnapshots.start(store, config.stateDir(), snapshotStore, tools.hypervisor().resolved(), registry))

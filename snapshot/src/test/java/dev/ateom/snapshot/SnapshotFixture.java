@@ -59,7 +59,7 @@ final class SnapshotFixture {
         }
     }
 
-    private static void copyResource(String resource, Path target) throws IOException {
+    static void copyResource(String resource, Path target) throws IOException {
         try (InputStream in = SnapshotFixture.class.getResourceAsStream(resource)) {
             Files.copy(in, target);
         }

@@ -26,6 +26,7 @@ public enum ConfigOption {
     CHILDREN_DIE_WITH_DAEMON("children-die-with-daemon", "true",
             "true: CHV and virtiofsd get SIGKILL when the daemon dies. false: they keep running and a restarted daemon adopts them."),
     MAX_PARALLEL_RESTORES("max-parallel-restores", "4", "Most clone restores a fork runs at once (each reads a memory image and starts CHV and virtiofsd)."),
+    IDLE_MINIMUM_SECONDS("idle-minimum-seconds", "60", "Shortest idle timeout (idle.afterSeconds) a sandbox spec may ask for."),
     SNAPSHOT_STORE("snapshot-store", "",
             "s3://bucket/prefix of an S3-compatible store that many hosts share for snapshots (push, pull, adopt). Unset: snapshots stay on this host."),
     SNAPSHOT_STORE_ENDPOINT("snapshot-store-endpoint", "", "http(s)://host[:port] of a store other than AWS S3 (MinIO, Ceph RGW, R2, ...). Unset: AWS."),

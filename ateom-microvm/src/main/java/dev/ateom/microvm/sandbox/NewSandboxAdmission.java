@@ -3,6 +3,7 @@ package dev.ateom.microvm.sandbox;
 import dev.ateom.microvm.systeminfo.spec.SpecViolation;
 import dev.ateom.microvm.timing.OperationProgress;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.function.Function;
@@ -23,9 +24,11 @@ final class NewSandboxAdmission {
     private final HostPathPolicy paths;
     private final SnapshotCatalog snapshots;
     private final SandboxNetworks networks;
+    private final Duration idleMinimum;
 
-    NewSandboxAdmission(HostPathPolicy paths, SnapshotCatalog snapshots, SandboxNetworks networks) {
+    NewSandboxAdmission(HostPathPolicy paths, SnapshotCatalog snapshots, SandboxNetworks networks, Duration idleMinimum) {
         this.paths = paths;
+        this.idleMinimum = idleMinimum;
         this.snapshots = snapshots;
         this.networks = networks;
     }
@@ -34,6 +37,7 @@ final class NewSandboxAdmission {
     void checkRequest(SandboxSpec request) {
         List<SpecViolation> violations = new ArrayList<>(SandboxSpecValidator.validate(request, paths));
         violations.addAll(networks.check(request.network(), "network"));
+        violations.addAll(IdleSpec.check(request.idle(), idleMinimum, "idle"));
         if (!violations.isEmpty()) throw new InvalidSpecException(violations);
     }
 

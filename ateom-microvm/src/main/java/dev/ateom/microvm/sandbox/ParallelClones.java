@@ -28,7 +28,7 @@ final class ParallelClones {
             for (ForkRequest.ForkedIdentity clone : clones) {
                 String id = clone.id() != null ? clone.id() : newId.get();
                 SandboxSpec request = new SandboxSpec(id, clone.identity(), null, null, null, null, null, null, null, null, null, null,
-                        snapshotId, null);
+                        snapshotId, null, null);
                 running.add(threads.submit(() -> restore(id, clone.identity(), request, create)));
             }
         }

@@ -12,6 +12,7 @@ import dev.ateom.microvm.sandbox.operation.CreateOperation;
 import dev.ateom.microvm.sandbox.operation.DaemonStop;
 import dev.ateom.microvm.sandbox.operation.DeleteOperation;
 import dev.ateom.microvm.sandbox.operation.EgressChange;
+import dev.ateom.microvm.sandbox.operation.IdleTimeouts;
 import dev.ateom.microvm.sandbox.operation.OperationContext;
 import dev.ateom.microvm.sandbox.operation.Recovery;
 import dev.ateom.microvm.sandbox.operation.ResumeOperation;
@@ -65,6 +66,7 @@ public final class SandboxManager implements AutoCloseable {
     /** Bounds the restores a fork runs at once (each restore reads a whole memory image and starts four processes). */
     private final Semaphore restoreSlots;
     private final VmmPool pool;
+    private final IdleTimeouts idleTimeouts;
 
     public SandboxManager(DaemonConfig config, SandboxStore store, VirtiofsdLauncher virtiofsd, SnapshotCatalog snapshots,
                           SystemInfoVolumes systemInfo, GuestProbe probe, HostTools tools, SandboxNetworks networks,
@@ -75,8 +77,9 @@ public final class SandboxManager implements AutoCloseable {
         this.context = new OperationContext(config, store, new VmStarter(config, virtiofsd, snapshots, tools, pool), virtiofsd, snapshots,
                 systemInfo, probe, metrics, new Transitions(store, metrics, events), networks);
         this.tools = tools;
-        this.admission = new NewSandboxAdmission(HostPathPolicy.of(config), snapshots, networks);
+        this.admission = new NewSandboxAdmission(HostPathPolicy.of(config), snapshots, networks, config.idleMinimum());
         this.restoreSlots = new Semaphore(config.maxParallelRestores(), true);
+        this.idleTimeouts = new IdleTimeouts(context, sandboxes::values, this::idleAction);
     }
 
     // ------------------------------------------------------------------ queries
@@ -238,6 +241,15 @@ public final class SandboxManager implements AutoCloseable {
         });
     }
 
+    /** An idle timeout's action, by the same path as a request's; a deleted sandbox's snapshots are kept. */
+    private void idleAction(String id, Operation operation) {
+        if (operation == Operation.DELETE) {
+            delete(id, false);
+        } else {
+            suspend(id);
+        }
+    }
+
     /** Under the sandbox's lock and log context, once its state allows {@code operation} and (but for delete) a VM can run. */
     private <T> T runOn(String id, Operation operation, Function<SandboxEntry, T> run) {
         SandboxEntry entry = entry(id);
@@ -292,10 +304,13 @@ public final class SandboxManager implements AutoCloseable {
             LOG.log(WARNING, "orphan sandbox directory " + orphan + ": no sandbox record owns it (unreadable or missing "
                     + "sandbox.json); it is left for an operator to inspect and remove, and its id cannot be used until then");
         }
+        // the adopted sandboxes' deadlines are in their records: one already past is acted on at the first tick
+        idleTimeouts.start();
     }
 
     @Override
     public void close() {
+        idleTimeouts.close(); // first: no idle action races the suspends of the stop
         DaemonStop.run(sandboxes.values(), context.config().childrenDieWithDaemon(), this::suspend);
         pool.close();
     }

@@ -16,6 +16,8 @@ import java.util.function.Consumer;
  * transition. {@code epochs} counts boots and restores (each gets fresh socket paths); {@code lastTimingsMs}
  * holds the step timings of the last create/suspend/resume/clone; {@code deleteSnapshots} is the request of a
  * DELETING sandbox, so a delete finished after a crash or a failure takes the snapshots too if it was asked to.
+ * {@code idleDeadline} is when the idle timeout of the spec acts on a RUNNING sandbox (absent when it has none, or is not
+ * running: a suspended sandbox does not consume its timeout); an absolute time, so it survives a daemon restart.
  * Every change goes through one copy ({@link #copy}), which also stamps {@code updatedAt}.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -34,7 +36,8 @@ public record SandboxRecord(
         int epochs,
         Operation lastOperation,
         @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean deleteSnapshots,
-        Map<String, Long> lastTimingsMs) {
+        Map<String, Long> lastTimingsMs,
+        Instant idleDeadline) {
 
     public SandboxRecord {
         snapshotIds = snapshotIds == null ? List.of() : List.copyOf(snapshotIds);
@@ -46,14 +49,14 @@ public record SandboxRecord(
                                          Operation operation) {
         Instant now = Instant.now();
         return new SandboxRecord(id, spec, identity, SandboxState.CREATING, null, now, now, sourceSnapshotId, null, List.of(), null,
-                0, operation, false, null);
+                0, operation, false, null, null);
     }
 
     /** A sandbox adopted from a snapshot another host took: SUSPENDED at that snapshot, with its id, spec and identity. */
     public static SandboxRecord adopted(String id, SandboxSpec spec, ActorIdentity identity, String snapshotId) {
         Instant now = Instant.now();
         return new SandboxRecord(id, spec, identity, SandboxState.SUSPENDED, null, now, now, snapshotId, snapshotId, List.of(snapshotId),
-                null, 0, null, false, null);
+                null, 0, null, false, null, null);
     }
 
     public SandboxRecord withState(SandboxState newState) {
@@ -99,6 +102,15 @@ public record SandboxRecord(
         return copy(c -> c.spec = newSpec);
     }
 
+    /**
+     * The idle deadline as a use of the sandbox at {@code lastUse} leaves it: {@code lastUse} plus the spec's timeout
+     * while RUNNING with an idle spec, none otherwise.
+     */
+    public SandboxRecord idleCountedFrom(Instant lastUse) {
+        Instant deadline = state == SandboxState.RUNNING && spec != null && spec.idle() != null ? spec.idle().deadlineFrom(lastUse) : null;
+        return copy(c -> c.idleDeadline = deadline);
+    }
+
     public SandboxRecord withSnapshot(String snapshotId) {
         return copy(c -> {
             c.snapshotIds.add(snapshotId);
@@ -125,6 +137,7 @@ public record SandboxRecord(
         private Operation lastOperation;
         private boolean deleteSnapshots;
         private Map<String, Long> lastTimingsMs;
+        private Instant idleDeadline;
 
         private Copy(SandboxRecord r) {
             from = r;
@@ -138,11 +151,13 @@ public record SandboxRecord(
             lastOperation = r.lastOperation;
             deleteSnapshots = r.deleteSnapshots;
             lastTimingsMs = r.lastTimingsMs;
+            idleDeadline = r.idleDeadline;
         }
 
         private SandboxRecord build() {
             return new SandboxRecord(from.id, spec, from.identity, state, failureReason, from.createdAt, Instant.now(),
-                    from.sourceSnapshotId, latestSnapshotId, snapshotIds, runtime, epochs, lastOperation, deleteSnapshots, lastTimingsMs);
+                    from.sourceSnapshotId, latestSnapshotId, snapshotIds, runtime, epochs, lastOperation, deleteSnapshots, lastTimingsMs,
+                    idleDeadline);
         }
     }
 }

@@ -10,7 +10,7 @@ import java.util.List;
 /**
  * The body of {@code POST /v1/sandboxes}. A create names the guest (kernel, rootfs, sizing); a clone sets
  * {@code fromSnapshot} and takes all of that from the snapshot, giving only a new id, identity and optionally
- * new system-info volumes, readiness and restore mode. Checked by {@link SandboxSpecValidator}.
+ * new system-info volumes, readiness, restore mode and idle timeout. Checked by {@link SandboxSpecValidator}.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
 public record SandboxSpec(
@@ -27,7 +27,8 @@ public record SandboxSpec(
         ReadinessSpec readiness,
         MemoryRestoreMode memoryRestoreMode,
         String fromSnapshot,
-        NetworkSpec network) {
+        NetworkSpec network,
+        IdleSpec idle) {
 
     @JsonIgnore
     public boolean isClone() { return fromSnapshot != null; }
@@ -53,21 +54,22 @@ public record SandboxSpec(
                 source.rootfs, source.durableDirs, systemInfo != null ? systemInfo : source.systemInfo,
                 readiness != null ? readiness : source.readiness,
                 memoryRestoreMode != null ? memoryRestoreMode : source.memoryRestoreMode, null,
-                network != null ? network : source.network == null ? null : source.network.forClone());
+                network != null ? network : source.network == null ? null : source.network.forClone(),
+                idle != null ? idle : source.idle);
     }
 
     public SandboxSpec withFromSnapshot(String snapshotId) {
         return new SandboxSpec(id, identity, vcpus, memoryMib, kernel, initramfs, cmdline, rootfs, durableDirs, systemInfo,
-                readiness, memoryRestoreMode, snapshotId, network);
+                readiness, memoryRestoreMode, snapshotId, network, idle);
     }
 
     public SandboxSpec withId(String newId) {
         return new SandboxSpec(newId, identity, vcpus, memoryMib, kernel, initramfs, cmdline, rootfs, durableDirs, systemInfo,
-                readiness, memoryRestoreMode, fromSnapshot, network);
+                readiness, memoryRestoreMode, fromSnapshot, network, idle);
     }
 
     public SandboxSpec withNetwork(NetworkSpec newNetwork) {
         return new SandboxSpec(id, identity, vcpus, memoryMib, kernel, initramfs, cmdline, rootfs, durableDirs, systemInfo,
-                readiness, memoryRestoreMode, fromSnapshot, newNetwork);
+                readiness, memoryRestoreMode, fromSnapshot, newNetwork, idle);
     }
 }

@@ -6,6 +6,7 @@ import dev.ateom.microvm.systeminfo.spec.ActorIdentity;
 import dev.ateom.microvm.systeminfo.spec.SystemInfoSpec;
 import dev.ateom.microvm.systeminfo.spec.VolumeSpec;
 import dev.ateom.microvm.systeminfo.sync.SourceWatcher;
+import dev.ateom.microvm.systeminfo.sync.SyncFailureListener;
 import dev.ateom.microvm.systeminfo.sync.SystemInfoMetrics;
 import dev.ateom.microvm.systeminfo.volume.Ownership;
 import dev.ateom.microvm.systeminfo.volume.VolumeWriter;
@@ -36,9 +37,11 @@ public final class SandboxSystemInfo {
     private final VolumeAssembler assembler;
     private final SourceWatcher watcher;
     private final SystemInfoMetrics metrics;
+    private final SyncFailureListener failures;
 
     SandboxSystemInfo(String sandboxId, Path root, SystemInfoSpec spec, SystemInfoSettings settings,
-                      SourceWatcher watcher, SystemInfoMetrics metrics) {
+                      SourceWatcher watcher, SystemInfoMetrics metrics, SyncFailureListener failures) {
+        this.failures = failures;
         this.sandboxId = sandboxId;
         this.root = root;
         this.spec = spec;
@@ -119,6 +122,7 @@ public final class SandboxSystemInfo {
             }
         }
         SystemInfoSync sync = new SystemInfoSync(sandboxId, synced, identity, assembler, watcher, settings, metrics);
+        sync.reportFailuresTo(failures);
         sync.start();
         return sync;
     }

@@ -2,6 +2,7 @@ package dev.ateom.microvm.systeminfo;
 
 import dev.ateom.microvm.systeminfo.spec.SystemInfoSpec;
 import dev.ateom.microvm.systeminfo.sync.SourceWatcher;
+import dev.ateom.microvm.systeminfo.sync.SyncFailureListener;
 import dev.ateom.microvm.systeminfo.sync.SystemInfoMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.io.IOException;
@@ -15,6 +16,7 @@ public final class SystemInfoService implements AutoCloseable {
     private final SystemInfoSettings settings;
     private final SourceWatcher watcher;
     private final SystemInfoMetrics metrics;
+    private volatile SyncFailureListener failures = SyncFailureListener.NONE;
 
     public SystemInfoService(SystemInfoSettings settings, PrometheusRegistry registry) throws IOException {
         this.settings = settings;
@@ -29,7 +31,12 @@ public final class SystemInfoService implements AutoCloseable {
      * {@link dev.ateom.microvm.systeminfo.spec.SystemInfoSpecValidator}.
      */
     public SandboxSystemInfo forSandbox(String sandboxId, Path systemInfoRoot, SystemInfoSpec spec) {
-        return new SandboxSystemInfo(sandboxId, systemInfoRoot, spec, settings, watcher, metrics);
+        return new SandboxSystemInfo(sandboxId, systemInfoRoot, spec, settings, watcher, metrics, failures);
+    }
+
+    /** Where the syncs started from now on report a source change they cannot apply (the events stream). */
+    public void reportFailuresTo(SyncFailureListener listener) {
+        this.failures = listener;
     }
 
     /** The shared inotify watcher (diagnostics: {@link SourceWatcher#watchCount()}). */

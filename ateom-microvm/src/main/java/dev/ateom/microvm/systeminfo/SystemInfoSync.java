@@ -5,6 +5,7 @@ import dev.ateom.microvm.systeminfo.source.VolumeAssembler;
 import dev.ateom.microvm.systeminfo.spec.ActorIdentity;
 import dev.ateom.microvm.systeminfo.spec.VolumeSpec;
 import dev.ateom.microvm.systeminfo.sync.SourceWatcher;
+import dev.ateom.microvm.systeminfo.sync.SyncFailureListener;
 import dev.ateom.microvm.systeminfo.sync.SystemInfoMetrics;
 import dev.ateom.microvm.systeminfo.volume.ContentDigest;
 import dev.ateom.microvm.systeminfo.volume.VolumeWriter;
@@ -49,6 +50,7 @@ public final class SystemInfoSync implements AutoCloseable {
     private boolean reconcileRequested;
     private Thread loop;
     private final CountDownLatch firstPass = new CountDownLatch(1);
+    private volatile SyncFailureListener failures = SyncFailureListener.NONE;
 
     SystemInfoSync(String sandboxId, Map<VolumeSpec, VolumeWriter> writers, ActorIdentity identity,
                    VolumeAssembler assembler, SourceWatcher watcher, SystemInfoSettings settings, SystemInfoMetrics metrics) {
@@ -62,6 +64,11 @@ public final class SystemInfoSync implements AutoCloseable {
             state.watch = watcher.newHandle(() -> sourceChanged(state));
             volumes.add(state);
         });
+    }
+
+    /** Where a failure to apply a source change is reported (once per distinct failure); set before {@link #start}. */
+    public void reportFailuresTo(SyncFailureListener listener) {
+        this.failures = listener;
     }
 
     /** Starts syncing; the first pass reconciles every volume at once (changes made while it was stopped). */
@@ -262,16 +269,19 @@ public final class SystemInfoSync implements AutoCloseable {
     private void failed(VolumeState volume, Exception e) {
         metrics.failed(volume.spec.name());
         String message = Objects.toString(e.getMessage(), e.toString());
+        boolean distinct;
         lock.lock();
         try {
-            if (!message.equals(volume.failure)) {
-                LOG.log(System.Logger.Level.WARNING, "sandbox {0} volume {1}: keeping the last good generation: {2}",
-                        sandboxId, volume.spec.name(), message);
-            }
+            distinct = !message.equals(volume.failure);
             volume.failure = message;
             volume.nextRetry = System.nanoTime() + settings.retryInterval().toNanos();
         } finally {
             lock.unlock();
+        }
+        if (distinct) {
+            LOG.log(System.Logger.Level.WARNING, "sandbox {0} volume {1}: keeping the last good generation: {2}",
+                    sandboxId, volume.spec.name(), message);
+            failures.syncFailed(sandboxId, volume.spec.name(), message);
         }
     }
 

@@ -27,6 +27,11 @@ public final class VsockGuestProbe implements GuestProbe {
     }
 
     @Override
+    public long activity(Path vsockSocket, long port) {
+        return new ProbeClient(vsockSocket, port, CALL_TIMEOUT).activity();
+    }
+
+    @Override
     public GuestProbeAnswer command(Path vsockSocket, long port, String command, Duration timeout) {
         try {
             ProbeReply reply = new ProbeClient(vsockSocket, port, timeout).call(command);

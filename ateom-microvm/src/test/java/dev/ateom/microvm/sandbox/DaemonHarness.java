@@ -6,6 +6,7 @@ import dev.ateom.microvm.Daemon;
 import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.config.DaemonConfigLoader;
 import dev.ateom.microvm.json.ApiJson;
+import dev.ateom.microvm.vm.VsockGuestProbe;
 
 import java.io.IOException;
 import java.net.URI;
@@ -30,6 +31,11 @@ final class DaemonHarness implements AutoCloseable {
     private final HttpClient http = HttpClient.newHttpClient();
 
     DaemonHarness(Path root, Map<ConfigOption, String> extra) throws IOException {
+        this(root, extra, new VsockGuestProbe());
+    }
+
+    /** A harness whose daemon reaches the guests' probes through {@code probe} (a fake, for the none backend's guests). */
+    DaemonHarness(Path root, Map<ConfigOption, String> extra, GuestProbe probe) throws IOException {
         this.root = root;
         Map<ConfigOption, String> flags = new EnumMap<>(ConfigOption.class);
         flags.put(ConfigOption.PORT, "0");
@@ -41,7 +47,7 @@ final class DaemonHarness implements AutoCloseable {
         flags.put(ConfigOption.IMAGE_ROOTS, Files.createDirectories(imageDir(root)).toString());
         flags.put(ConfigOption.HOST_DIRECTORY_ROOTS, Files.createDirectories(hostDirectoryRoot(root)).toString());
         flags.putAll(extra);
-        daemon = Daemon.start(new DaemonConfigLoader(flags, Map.of()).load());
+        daemon = Daemon.start(new DaemonConfigLoader(flags, Map.of()).load(), probe);
         token = Files.readString(root.resolve("state/api-token")).strip();
     }
 

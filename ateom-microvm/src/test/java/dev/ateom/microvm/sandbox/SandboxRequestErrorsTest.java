@@ -70,6 +70,15 @@ class SandboxRequestErrorsTest {
                     for (int p = 1; p <= 17; p++) ports.add(port(p));
                 }),
                 bad("network.colour", s -> s.putObject("network").put("colour", "blue")),
+                // idle timeouts: this daemon's --idle-minimum-seconds is the default, 60
+                bad("idle.action", s -> s.putObject("idle").put("afterSeconds", 600).put("action", "hibernate")),
+                bad("idle.action", s -> s.putObject("idle").put("afterSeconds", 600)),
+                bad("idle.afterSeconds", s -> s.putObject("idle").put("afterSeconds", 59).put("action", "suspend")),
+                bad("idle.afterSeconds", s -> s.putObject("idle").put("afterSeconds", -600).put("action", "delete")),
+                bad("idle.afterSeconds", s -> s.putObject("idle").put("afterSeconds", 0).put("action", "suspend")),
+                bad("idle.afterSeconds", s -> s.putObject("idle").put("action", "suspend")),
+                bad("idle.afterSeconds", s -> s.putObject("idle").put("afterSeconds", "600").put("action", "suspend")),
+                bad("idle.colour", s -> s.putObject("idle").put("afterSeconds", 600).put("action", "suspend").put("colour", "blue")),
                 // issue 12, item 8: no guessing at types
                 bad("vcpus", s -> s.put("vcpus", "2")),
                 bad("vcpus", s -> s.put("vcpus", 1.9)),

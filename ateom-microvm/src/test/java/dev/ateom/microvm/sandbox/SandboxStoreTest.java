@@ -19,7 +19,7 @@ class SandboxStoreTest {
     void aRecordReadsBackAsWritten() {
         SandboxStore store = new SandboxStore(dir);
         SandboxSpec spec = new SandboxSpec("s1", new IdentitySpec("s1", "tests"), 1, 128, "/k", null, "console=ttyS0", "/rootfs",
-                List.of("data"), null, null, null, null, null);
+                List.of("data"), null, null, null, null, null, null);
         SandboxRecord record = SandboxRecord.creating("s1", spec, new ActorIdentity("s1", "tests", "uid-1"), null, Operation.CREATE)
                 .withState(SandboxState.SUSPENDED).withSnapshot("s1-0000aaaa").withOperation(Operation.SUSPEND, Map.of("total", 5L))
                 .deleting(true);

@@ -6,21 +6,21 @@ import java.util.List;
 import java.util.Set;
 
 /** Where the tests find the setup script's tools and the CHV stand-in, and which processes they leaked. */
-final class TestTools {
+public final class TestTools {
     private TestTools() {}
 
-    static Path repoRoot() {
+    public static Path repoRoot() {
         return Path.of(System.getProperty("ateom.repo.root", System.getProperty("user.dir") + "/..")).toAbsolutePath().normalize();
     }
 
-    static Path virtiofsd() {
+    public static Path virtiofsd() {
         String env = System.getenv("ATEOM_VIRTIOFSD");
         Path path = env != null ? Path.of(env) : repoRoot().resolve(".tools/virtiofsd/bin/virtiofsd");
         if (!Files.isExecutable(path)) throw new IllegalStateException("virtiofsd not found at " + path + ": run scripts/setup.sh");
         return path;
     }
 
-    static Path standIn() {
+    public static Path standIn() {
         Path path = repoRoot().resolve("fixtures/bin/chv-standin");
         if (!Files.isDirectory(repoRoot().resolve("fixtures/target/lib"))) {
             throw new IllegalStateException("the CHV stand-in is not built: run mvn -pl fixtures package");

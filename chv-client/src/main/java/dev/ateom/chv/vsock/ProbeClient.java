@@ -16,7 +16,8 @@ import java.util.List;
  * the probe opened at startup and holds), {@code cat <path>}, {@code write <path> <data>} (under the guest's
  * /data, fsync'd), {@code ls <dir>}, {@code open <path>} / {@code pread <handle>} (hold more descriptors),
  * {@code settime <epoch-ns>}, {@code time}, {@code sync}, and over the guest's network {@code connect <ip> <port>},
- * {@code http-get <ip> <port> <path>} and {@code listen <port>}. Answers are {@code OK <n>\n} + n bytes, or
+ * {@code http-get <ip> <port> <path>} and {@code listen <port>}; {@code activity} is the guest's activity counter.
+ * Answers are {@code OK <n>\n} + n bytes, or
  * {@code ERR <ERRNO-NAME> <message>\n}. Each call uses a fresh connection.
  *
  * @param vsockSocket the VM's {@code vsock.socket}
@@ -99,6 +100,11 @@ public record ProbeClient(Path vsockSocket, long port, Duration timeout) {
     public void setTime(Instant now) {
         long nanos = Math.addExact(Math.multiplyExact(now.getEpochSecond(), 1_000_000_000L), now.getNano());
         call("settime " + nanos).text();
+    }
+
+    /** How many commands other than the host daemon's own ({@code ping}, {@code settime}, {@code activity}) the probe served. */
+    public long activity() {
+        return Long.parseUnsignedLong(call("activity").text());
     }
 
     /** The guest's wall clock. */

@@ -5,6 +5,8 @@ import dev.ateom.microvm.sandbox.InvalidStateException;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.SandboxState;
 
+import java.time.Instant;
+
 import static java.lang.System.Logger.Level.INFO;
 
 /**
@@ -33,7 +35,9 @@ public final class EgressChange {
             case SUSPENDED -> { }
             default -> throw new InvalidStateException(record.id(), record.state(), WHAT);
         }
-        context.transitions().apply(entry, record.withSpec(record.spec().withNetwork(record.spec().network().withEgress(egress))));
+        // a request on the sandbox: its idle timeout counts from now
+        context.transitions().apply(entry, record.withSpec(record.spec().withNetwork(record.spec().network().withEgress(egress)))
+                .idleCountedFrom(Instant.now()));
         LOG.log(INFO, "egress policy of sandbox " + record.id() + " replaced" + (record.state() == SandboxState.RUNNING
                 ? " and in force" : "; in force from the next resume") + ": allow " + egress.allow() + ", deny " + egress.deny());
         return entry.record();

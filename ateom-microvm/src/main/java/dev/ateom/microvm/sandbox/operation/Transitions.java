@@ -14,6 +14,7 @@ import dev.ateom.microvm.timing.OperationMetrics;
 import dev.ateom.microvm.timing.StepTimer;
 
 import java.nio.file.FileSystemException;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -25,6 +26,7 @@ import static java.lang.System.Logger.Level.WARNING;
  * The one place a sandbox's record changes: persisted first, then published to its entry, so the daemon never
  * acts on a state a crash could forget (one exception, {@link #committed}, says why). Finishing or failing an
  * operation also counts it, logs it and publishes it here: one event per state change and per finished operation.
+ * Every operation's end state re-arms the idle deadline (an operation is use of the sandbox; see {@link IdleTimeouts}).
  */
 public final class Transitions {
     private static final System.Logger LOG = System.getLogger(Transitions.class.getName());
@@ -74,7 +76,7 @@ public final class Transitions {
     /** The operation succeeded: its end state with the step timings; a sandbox that is not running has no runtime. */
     OperationResult finish(SandboxEntry entry, SandboxState state, Operation operation, StepTimer timer, String snapshotId) {
         Map<String, Long> timings = timer.timings();
-        SandboxRecord updated = entry.record().withState(state).withOperation(operation, timings);
+        SandboxRecord updated = entry.record().withState(state).withOperation(operation, timings).idleCountedFrom(Instant.now());
         if (state != SandboxState.RUNNING) updated = updated.withRuntime(null);
         apply(entry, updated);
         metrics.record(operation.wireName(), true, timer.elapsedSeconds());
@@ -89,7 +91,8 @@ public final class Transitions {
      */
     SandboxException failed(SandboxEntry entry, Operation operation, StepTimer timer, RuntimeException cause) {
         String reason = operation.wireName() + " failed: " + describe(cause);
-        SandboxRecord failed = entry.record().failed(reason).withOperation(operation, timer.timings()).withRuntime(null);
+        SandboxRecord failed = entry.record().failed(reason).withOperation(operation, timer.timings()).withRuntime(null)
+                .idleCountedFrom(Instant.now());
         metrics.record(operation.wireName(), false, timer.elapsedSeconds());
         events.publish(SandboxEvent.operationFinished(failed.id(), SandboxState.FAILED, operation, timer.timings(), null, reason));
         LOG.log(WARNING, "sandbox " + failed.id() + " " + reason, cause);
@@ -119,7 +122,7 @@ public final class Transitions {
     SandboxException returnedTo(SandboxEntry entry, SandboxState state, Operation operation, StepTimer timer,
                                 RuntimeException cause, String consequence) {
         SandboxRecord record = entry.record();
-        SandboxRecord back = record.withState(state).withOperation(operation, record.lastTimingsMs());
+        SandboxRecord back = record.withState(state).withOperation(operation, record.lastTimingsMs()).idleCountedFrom(Instant.now());
         // a suspended sandbox has no processes; a running or half-deleted one keeps the record of its own
         apply(entry, state == SandboxState.SUSPENDED ? back.withRuntime(null) : back);
         metrics.record(operation.wireName(), false, timer.elapsedSeconds());
@@ -140,10 +143,29 @@ public final class Transitions {
 
     /** Recovery at start settled a sandbox: a sandbox that is not running has no processes, so no runtime either. */
     void settle(SandboxEntry entry, SandboxRecord settled) {
-        SandboxRecord updated = settled.state() == SandboxState.RUNNING ? settled : settled.withRuntime(null);
+        // an adopted RUNNING sandbox keeps the idle deadline of its record: a restart does not reset the timeout
+        SandboxRecord updated = settled.state() == SandboxState.RUNNING ? settled : settled.withRuntime(null).idleCountedFrom(Instant.now());
         apply(entry, updated);
         LOG.log(INFO, "recovered sandbox " + updated.id() + " as " + updated.state()
                 + (updated.failureReason() != null ? ": " + updated.failureReason() : ""));
+    }
+
+    /** The sandbox was used at {@code lastUse} without an operation (its guest reported activity): its idle timeout counts from then. */
+    void idleCountedFrom(SandboxEntry entry, Instant lastUse) {
+        apply(entry, entry.record().idleCountedFrom(lastUse));
+    }
+
+    /** The idle timeout acts on the sandbox: an event, then the operation's own events. */
+    void idleTimeoutActs(SandboxEntry entry, Operation action, String detail) {
+        events.publish(SandboxEvent.idle(entry.record().id(), action, detail));
+        LOG.log(INFO, "sandbox " + entry.record().id() + " idle: " + detail);
+    }
+
+    /** The idle timeout's action failed: an event says why; the sandbox is as the failed operation left it. */
+    void idleActionFailed(SandboxEntry entry, Operation action, RuntimeException cause) {
+        String detail = "the idle timeout's " + action.wireName() + " failed: " + describe(cause);
+        events.publish(SandboxEvent.idle(entry.record().id(), action, detail));
+        LOG.log(WARNING, "sandbox " + entry.record().id() + " " + detail, cause);
     }
 
     /** The messages of the cause chain, outermost first, so a problem says why and not only what. */

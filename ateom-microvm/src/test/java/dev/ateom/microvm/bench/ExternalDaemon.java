@@ -1,7 +1,8 @@
-package dev.ateom.microvm.sandbox;
+package dev.ateom.microvm.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ateom.microvm.json.ApiJson;
+import dev.ateom.microvm.sandbox.TestTools;
 
 import java.io.IOException;
 import java.net.URI;
@@ -26,8 +27,11 @@ final class ExternalDaemon implements AutoCloseable {
     private final int port;
     private final long startMillis;
 
-    /** @param imageRoots the daemon's {@code --image-roots}: where the benchmark's guest files are */
-    ExternalDaemon(Path root, Path hypervisor, String imageRoots) throws Exception {
+    /**
+     * @param imageRoots the daemon's {@code --image-roots}: where the benchmark's guest files are
+     * @param extraArgs  more daemon flags, e.g. {@code --vmm-pool 0} for a before/after in one session
+     */
+    ExternalDaemon(Path root, Path hypervisor, String imageRoots, List<String> extraArgs) throws Exception {
         Path portFile = root.resolve("port");
         Files.writeString(root.resolve("empty.yaml"), "");
         List<String> command = new ArrayList<>(List.of(TestTools.repoRoot().resolve("bin/ateom").toString(), "daemon",
@@ -35,9 +39,7 @@ final class ExternalDaemon implements AutoCloseable {
                 "--run-dir", root.resolve("run").toString(), "--cloud-hypervisor", hypervisor.toString(),
                 "--virtiofsd", TestTools.virtiofsd().toString(), "--config", root.resolve("empty.yaml").toString(),
                 "--image-roots", imageRoots, "--log-level", "WARNING"));
-        // e.g. -Dbench.daemonArgs="--vmm-pool 0" for a before/after in one session
-        String extra = System.getProperty("bench.daemonArgs", "").strip();
-        if (!extra.isEmpty()) command.addAll(List.of(extra.split("\\s+")));
+        command.addAll(extraArgs);
         long t0 = System.nanoTime();
         process = new ProcessBuilder(command).redirectErrorStream(true)
                 .redirectOutput(root.resolve("daemon.log").toFile()).start();
@@ -58,7 +60,8 @@ final class ExternalDaemon implements AutoCloseable {
     }
 
     private void awaitHealthy() throws Exception {
-        while (true) {
+        long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
+        while (System.nanoTime() < deadline) {
             try {
                 HttpResponse<String> res = http.send(HttpRequest.newBuilder(uri("/healthz")).build(), HttpResponse.BodyHandlers.ofString());
                 if (res.statusCode() == 200) return;
@@ -67,6 +70,7 @@ final class ExternalDaemon implements AutoCloseable {
             }
             Thread.sleep(2);
         }
+        throw new IllegalStateException("daemon did not answer /healthz within 60 s");
     }
 
     /** Milliseconds from the fork of {@code bin/ateom daemon} to its first 200 on {@code /healthz}. */

@@ -1,0 +1,60 @@
+package dev.ateom.microvm.bench;
+
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The benchmark harness at its smallest, so that it cannot rot between the runs that measure: one cycle per backend
+ * (the stand-in's {@code none}, and {@code qemu} with one TCG guest booted: no scaling levels there), scaling 1 and 2
+ * on {@code none}, 4 MiB trees. Every table and chart is written with the rows it should have; asserts the shape of the
+ * output, never a time.
+ */
+class BenchSmokeTest {
+    @TempDir Path work;
+    @TempDir Path output;
+
+    @Test
+    void writesEveryTableAndChart() throws Exception {
+        BenchSettings settings = new BenchSettings(List.of("none", "qemu"), 1, List.of(1, 2), List.of(), 1, 4L << 20, 1, 4L << 20, 3,
+                Duration.ZERO, Duration.ofSeconds(120), List.of(), output);
+
+        BenchHarness.Report report = new BenchHarness(settings, work).run();
+
+        assertThat(report.files()).containsOnlyKeys("bench.md", "speed-none.md", "speed-qemu.md", "scaling-none.svg", "resume-steps.svg");
+        report.files().values().forEach(path -> assertThat(path).exists().isNotEmptyFile());
+        for (String backend : List.of("none", "qemu")) {
+            String speed = Files.readString(output.resolve("speed-" + backend + ".md"));
+            for (String op : List.of("create", "suspend", "resume", "clone")) {
+                assertThat(speed).containsPattern("\\| " + op + " \\| 1 \\| [0-9.]+ \\|");
+            }
+            assertThat(speed).contains("| start → first answer |", "| idle RSS |");
+        }
+        String none = Files.readString(output.resolve("speed-none.md"));
+        assertThat(none).contains("| RSS, 2 running sandboxes |");
+        for (int level : List.of(1, 2)) {
+            for (String op : List.of("create", "suspend", "resume")) {
+                assertThat(none).containsPattern("\\| " + level + " \\| " + op + " \\| " + level + " \\| [0-9.]+ \\|");
+            }
+        }
+        assertThat(Files.readString(output.resolve("speed-qemu.md"))).contains("| RSS, 1 running sandboxes |",
+                "(no scaling levels for this backend in this run)");
+        String chart = Files.readString(output.resolve("scaling-none.svg"));
+        assertThat(chart).startsWith("<svg").endsWith("</svg>\n").contains(">create<", ">suspend<", ">resume<");
+        assertThat(chart.split("<polyline", -1)).hasSize(7); // p50 and p99 of three operations
+        String steps = Files.readString(output.resolve("resume-steps.svg"));
+        assertThat(steps).startsWith("<svg").contains(">none<", ">qemu<", ">vmRestore<");
+        String bench = Files.readString(output.resolve("bench.md"));
+        assertThat(bench).contains("## none backend", "## qemu backend", "| create (fsynced) |", "| extract |",
+                "| snapshot write (both) |", "![resume-steps.svg](resume-steps.svg)");
+        for (int files : List.of(1, 10, 100)) {
+            assertThat(bench).containsPattern("\\| " + files + " \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\| [0-9.]+ \\| < 1000 ms \\|");
+        }
+    }
+}
