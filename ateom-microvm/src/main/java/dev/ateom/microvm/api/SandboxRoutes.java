@@ -35,9 +35,14 @@ public final class SandboxRoutes extends RouteTable {
         routes(rules).post("/v1/sandboxes", this::create)
                 .get("/v1/sandboxes", (req, res) -> Responses.json(res, 200, Map.of("items", manager.list())))
                 .get("/v1/sandboxes/{id}", (req, res) -> Responses.json(res, 200, manager.get(id(req))))
-                .post("/v1/sandboxes/{id}/suspend", (req, res) -> answers.answer(req, res, Operation.SUSPEND, id(req), 200, manager::suspend))
-                .post("/v1/sandboxes/{id}/checkpoint", (req, res) ->
-                        answers.answer(req, res, Operation.CHECKPOINT, id(req), 200, manager::checkpoint))
+                .post("/v1/sandboxes/{id}/suspend", (req, res) -> {
+                    var tags = SnapshotRequest.tags(req, bodies);
+                    answers.answer(req, res, Operation.SUSPEND, id(req), 200, id -> manager.suspend(id, tags));
+                })
+                .post("/v1/sandboxes/{id}/checkpoint", (req, res) -> {
+                    var tags = SnapshotRequest.tags(req, bodies);
+                    answers.answer(req, res, Operation.CHECKPOINT, id(req), 200, id -> manager.checkpoint(id, tags));
+                })
                 .post("/v1/sandboxes/{id}/fork", this::fork)
                 .post("/v1/sandboxes/{id}/resume", (req, res) -> Responses.json(res, 200,
                         manager.resume(id(req), bodies.readOptionalJson(req, ResumeRequest.class, ResumeRequest.NONE).options())))

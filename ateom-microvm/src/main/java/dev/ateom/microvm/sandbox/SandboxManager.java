@@ -44,6 +44,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import static java.lang.System.Logger.Level.INFO;
 import static java.lang.System.Logger.Level.WARNING;
@@ -192,8 +193,12 @@ public final class SandboxManager implements AutoCloseable {
         }
     }
 
-    public OperationResult suspend(String id) {
-        OperationResult result = runOn(id, Operation.SUSPEND, new SuspendOperation(context)::run);
+    public OperationResult suspend(String id) { return suspend(id, SnapshotTags.NONE); }
+
+    /** Suspend, the snapshot named and labelled as {@code tags} says (refused before anything is paused if it cannot be). */
+    public OperationResult suspend(String id, SnapshotTags tags) {
+        requireValid(tags);
+        OperationResult result = runOn(id, Operation.SUSPEND, entry -> withName(entry, tags, () -> new SuspendOperation(context, tags).run(entry)));
         afterSuspend.accept(result.snapshotId());
         return result;
     }
@@ -204,12 +209,32 @@ public final class SandboxManager implements AutoCloseable {
     public OperationResult resume(String id, RestoreOptions options) {
         return runOn(id, Operation.RESUME, entry -> {
             leases.requireNotHeldByAnother(id);
+            OperationProgress.current().admitted(id);
             return new ResumeOperation(context, options).run(entry);
         });
     }
 
     /** A snapshot of a running sandbox that keeps running; the guest is paused only for the snapshot and the archive. */
-    public OperationResult checkpoint(String id) { return runOn(id, Operation.CHECKPOINT, new CheckpointOperation(context)::run); }
+    public OperationResult checkpoint(String id) { return checkpoint(id, SnapshotTags.NONE); }
+
+    /** Checkpoint, the snapshot named and labelled as {@code tags} says (refused before anything is paused if it cannot be). */
+    public OperationResult checkpoint(String id, SnapshotTags tags) {
+        requireValid(tags);
+        return runOn(id, Operation.CHECKPOINT, entry -> withName(entry, tags, () -> new CheckpointOperation(context, tags).run(entry)));
+    }
+
+    private static void requireValid(SnapshotTags tags) {
+        List<SpecViolation> violations = tags.violations();
+        if (!violations.isEmpty()) throw new InvalidSpecException(violations);
+    }
+
+    /** Runs a snapshotting operation holding its snapshot's name, so no other snapshot can take it meanwhile. */
+    private OperationResult withName(SandboxEntry entry, SnapshotTags tags, Supplier<OperationResult> operation) {
+        try (var name = context.snapshots().reserveName(tags.name(), entry.record().id(), entry.record().state())) {
+            OperationProgress.current().admitted(entry.record().id()); // ?async=true answers 202 from here
+            return operation.get();
+        }
+    }
 
     /**
      * N clones of one sandbox: one checkpoint when it runs (its latest snapshot when it is suspended), then the clones
@@ -257,7 +282,6 @@ public final class SandboxManager implements AutoCloseable {
             SandboxRecord record = entry.record();
             if (!operation.allowedIn(record.state())) throw new InvalidStateException(id, record.state(), operation);
             if (operation != Operation.DELETE) requireHypervisor();
-            OperationProgress.current().admitted(id);
             return run.apply(entry);
         }
     }

@@ -180,6 +180,10 @@ class AsyncOperationsTest {
         var zero = daemon.post("/v1/sandboxes/as-bad/fork?async=true", "{\"count\": 0}");
         assertThat(zero.status()).isEqualTo(400);
         assertThat(zero.body().path("errors").get(0).path("field").asText()).isEqualTo("count");
+        assertThat(daemon.post("/v1/sandboxes/as-bad/checkpoint?name=as-taken", "{}").status()).isEqualTo(200);
+        var taken = daemon.post("/v1/sandboxes/as-bad/suspend?async=true&name=as-taken", "{}");
+        assertThat(taken.status()).as(taken.body().toString()).isEqualTo(409);
+        assertThat(taken.body().path("type").asText()).endsWith("/snapshot-name-taken");
         assertThat(daemon.post("/v1/sandboxes/as-bad/suspend", "{}").status()).isEqualTo(200);
         var notRunning = daemon.post("/v1/sandboxes/as-bad/checkpoint?async=true", "{}");
         assertThat(notRunning.status()).isEqualTo(409);
