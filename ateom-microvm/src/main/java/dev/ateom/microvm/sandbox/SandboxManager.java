@@ -124,7 +124,20 @@ public final class SandboxManager implements AutoCloseable {
      */
     public OperationResult adopt(String snapshotId, RestoreOptions options) {
         requireHypervisor();
-        context.snapshots().ensureLocal(snapshotId, options.allowCpuMismatch());
+        boolean pulledNow = context.snapshots().ensureLocal(snapshotId, options.allowCpuMismatch());
+        String id;
+        try {
+            id = registerAdopted(snapshotId);
+        } catch (RuntimeException refused) {
+            if (pulledNow) removePulledSnapshot(snapshotId, refused);
+            throw refused;
+        }
+        LOG.log(INFO, "adopted sandbox " + id + " from snapshot " + snapshotId + "; resuming it on this host");
+        return resume(id, options);
+    }
+
+    /** The adopted sandbox's lease, directories and SUSPENDED record; returns its id. On failure nothing of it is left. */
+    private String registerAdopted(String snapshotId) {
         SnapshotCatalog.SnapshotHandle handle = context.snapshots().open(snapshotId);
         Manifest.SourceSandbox source = handle.snapshot().manifest().source();
         String id = source.sandboxId();
@@ -145,8 +158,25 @@ public final class SandboxManager implements AutoCloseable {
             leases.release(id);
             throw e;
         }
-        LOG.log(INFO, "adopted sandbox " + id + " from snapshot " + snapshotId + "; resuming it on this host");
-        return resume(id, options);
+        return id;
+    }
+
+    /**
+     * A refused adopt (lease held, leases unavailable, id taken) leaves no snapshot it pulled behind, unless a sandbox
+     * of this host uses it by now (a concurrent adopt or clone of the same snapshot). A snapshot that was here before
+     * the request is never touched: the caller only comes here for one it pulled.
+     */
+    private void removePulledSnapshot(String snapshotId, RuntimeException refusal) {
+        boolean inUse = sandboxes.values().stream().map(SandboxEntry::record)
+                .anyMatch(r -> snapshotId.equals(r.latestSnapshotId()) || snapshotId.equals(r.sourceSnapshotId()));
+        if (inUse) return;
+        try {
+            context.snapshots().deleteIfPresent(snapshotId);
+            LOG.log(INFO, "adopt from snapshot " + snapshotId + " refused (" + refusal.getMessage() + "): removed the snapshot it pulled");
+        } catch (RuntimeException e) {
+            refusal.addSuppressed(e);
+            LOG.log(WARNING, "adopt from snapshot " + snapshotId + " refused; the snapshot it pulled could not be removed: " + e.getMessage());
+        }
     }
 
     /** Called with the snapshot id after every successful suspend (push-on-suspend); must return at once. */

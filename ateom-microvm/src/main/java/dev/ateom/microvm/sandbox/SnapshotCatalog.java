@@ -154,10 +154,16 @@ public final class SnapshotCatalog {
         return fetcher != SnapshotFetcher.NONE && SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches() && !isLocal(id);
     }
 
-    /** Makes sure the snapshot is on this host, pulling it from the store if it is not (see {@link SnapshotFetcher}). */
-    public void ensureLocal(String id, boolean allowCpuMismatch) {
+    /**
+     * Makes sure the snapshot is on this host, pulling it from the store if it is not (see {@link SnapshotFetcher}).
+     *
+     * @return whether it was pulled now (it was not here before), so a refused request can remove what it brought
+     */
+    public boolean ensureLocal(String id, boolean allowCpuMismatch) {
         if (!SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches()) throw NotFoundException.snapshot(id);
-        if (!isLocal(id)) fetcher.fetch(id, allowCpuMismatch);
+        if (isLocal(id)) return false;
+        fetcher.fetch(id, allowCpuMismatch);
+        return true;
     }
 
     /** {@link #open} plus the config.json check, for a resume (whose spec was validated when the sandbox was made). */
