@@ -35,8 +35,10 @@ import java.util.function.Supplier;
  * Pulls one snapshot into the local store: reads the manifest, checks the host, fetches each distinct chunk
  * (from the cache or the store, in parallel), verifies it against its hash, writes it at every offset that uses
  * it into a hidden staging dir (memory-ranges sparse: only non-zero pages are written, so holes stay holes),
- * then runs the snapshot module's own verification and renames the dir into place. Any failure deletes the
- * staging dir: a restore never sees a partial or unverified snapshot.
+ * then runs the snapshot module's own verification and renames the dir into place. The files' manifest digests are
+ * computed from the verified chunks while they are placed ({@link PlacedFileDigest}), so that verification does
+ * not read and hash the assembled files again. Any failure deletes the staging dir: a restore never sees a partial
+ * or unverified snapshot.
  */
 final class Puller {
     /** The snapshot module's prefix for dirs being built: invisible to list/get and swept when the local store opens. */
@@ -98,7 +100,8 @@ final class Puller {
             Files.createDirectory(staging);
             SnapshotLayout layout = new SnapshotLayout(staging);
             Files.createDirectory(layout.chvDirectory());
-            assemble(snapshotId, remote, layout, needs, progress);
+            Map<String, PlacedFileDigest> digests = digests(remote, manifest, layout);
+            assemble(snapshotId, remote, layout, needs, digests, progress);
             Files.write(layout.manifest(), ManifestCodec.toBytes(manifest));
             for (String path : SnapshotLayout.CONTENT_FILES) {
                 makeReadOnly(layout.directory().resolve(path));
@@ -107,7 +110,11 @@ final class Puller {
             Durability.syncDirectory(layout.chvDirectory());
             Durability.syncDirectory(staging);
             Snapshot staged = new Snapshot(snapshotId, layout, ManifestCodec.read(layout.manifest()));
-            SnapshotInspector.Verification verification = SnapshotInspector.verify(staged);
+            Map<String, String> digested = new HashMap<>();
+            for (Map.Entry<String, PlacedFileDigest> digest : digests.entrySet()) {
+                digest.getValue().finish().ifPresent(sha -> digested.put(digest.getKey(), sha));
+            }
+            SnapshotInspector.Verification verification = SnapshotInspector.verify(staged, digested);
             if (!verification.ok()) {
                 throw new PulledSnapshotInvalidException(snapshotId, verification.problems());
             }
@@ -152,8 +159,27 @@ final class Puller {
         return needs;
     }
 
+    /** One digest per file the local manifest lists, fed with the remote manifest's holes now and with chunks as they are placed. */
+    private static Map<String, PlacedFileDigest> digests(RemoteManifest remote, Manifest manifest, SnapshotLayout layout) throws IOException {
+        Map<String, PlacedFileDigest> digests = new HashMap<>();
+        for (RemoteFile file : remote.files()) {
+            Optional<Manifest.FileEntry> entry = manifest.file(file.path());
+            if (entry.isEmpty()) {
+                continue; // the verification reports it
+            }
+            PlacedFileDigest digest = PlacedFileDigest.of(entry.get(), layout.directory().resolve(file.path()));
+            for (ChunkRef ref : file.chunks()) {
+                if (ref.isHole()) {
+                    digest.hole(ref.offset(), ref.length());
+                }
+            }
+            digests.put(file.path(), digest);
+        }
+        return digests;
+    }
+
     private void assemble(String snapshotId, RemoteManifest remote, SnapshotLayout layout, Map<ChunkHash, Need> needs,
-                          TransferProgress<PullStatus> progress) throws IOException {
+                          Map<String, PlacedFileDigest> digests, TransferProgress<PullStatus> progress) throws IOException {
         Map<String, FileChannel> channels = new HashMap<>();
         try (ChunkCache.Pin _ = cache.pin(needs.keySet().stream().filter(cache::contains).toList())) {
             for (RemoteFile file : remote.files()) {
@@ -164,7 +190,7 @@ final class Puller {
             }
             try (BoundedTasks tasks = new BoundedTasks(pool, parallelism)) {
                 for (Map.Entry<ChunkHash, Need> entry : needs.entrySet()) {
-                    tasks.submit(() -> place(snapshotId, entry.getKey(), entry.getValue(), channels, progress));
+                    tasks.submit(() -> place(snapshotId, entry.getKey(), entry.getValue(), channels, digests, progress));
                 }
                 tasks.awaitAll();
             }
@@ -179,7 +205,7 @@ final class Puller {
     }
 
     private void place(String snapshotId, ChunkHash hash, Need need, Map<String, FileChannel> channels,
-                       TransferProgress<PullStatus> progress) throws IOException {
+                       Map<String, PlacedFileDigest> digests, TransferProgress<PullStatus> progress) throws IOException {
         byte[] plain = cache.read(hash, need.length()).orElse(null);
         if (plain != null) {
             progress.skipped(need.length());
@@ -195,6 +221,10 @@ final class Puller {
                 writeNonZeroPages(channel, plain, placement.offset());
             } else {
                 writeFully(channel, plain, 0, plain.length, placement.offset());
+            }
+            PlacedFileDigest digest = digests.get(placement.path());
+            if (digest != null) {
+                digest.placed(placement.offset(), plain, plain.length);
             }
         }
     }

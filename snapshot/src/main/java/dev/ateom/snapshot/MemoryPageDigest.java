@@ -53,6 +53,78 @@ public final class MemoryPageDigest {
         return HexFormat.of().formatHex(digest.digest());
     }
 
+    /**
+     * The same digest computed from a file's bytes fed in order from offset 0: data with {@link #update}, holes
+     * with {@link #zeros}; pieces need not be page-aligned (a pull digests each chunk as it places it, instead of
+     * reading the assembled file again).
+     */
+    public static final class Incremental {
+        private final MessageDigest digest = Sha256.newDigest();
+        private final ByteBuffer index = ByteBuffer.allocate(Long.BYTES);
+        private final byte[] partial = new byte[PAGE];
+        private int filled;
+        private long pageIndex;
+
+        public void update(byte[] data, int from, int length) {
+            int at = from;
+            int left = length;
+            while (left > 0) {
+                if (filled == 0 && left >= PAGE) {
+                    page(data, at, PAGE);
+                    at += PAGE;
+                    left -= PAGE;
+                    continue;
+                }
+                int n = Math.min(PAGE - filled, left);
+                System.arraycopy(data, at, partial, filled, n);
+                filled += n;
+                at += n;
+                left -= n;
+                if (filled == PAGE) {
+                    page(partial, 0, PAGE);
+                    filled = 0;
+                }
+            }
+        }
+
+        /** {@code length} zero bytes (a hole): only a page they share with data is hashed. */
+        public void zeros(long length) {
+            long left = length;
+            if (filled > 0) {
+                int n = (int) Math.min(PAGE - filled, left);
+                Arrays.fill(partial, filled, filled + n, (byte) 0);
+                filled += n;
+                left -= n;
+                if (filled == PAGE) {
+                    page(partial, 0, PAGE);
+                    filled = 0;
+                }
+            }
+            if (left > 0) {
+                pageIndex += left / PAGE;
+                filled = (int) (left % PAGE);
+                Arrays.fill(partial, 0, filled, (byte) 0);
+            }
+        }
+
+        /** The digest; a short last page is hashed as it is. */
+        public String finish() {
+            if (filled > 0) {
+                page(partial, 0, filled);
+                filled = 0;
+            }
+            return HexFormat.of().formatHex(digest.digest());
+        }
+
+        private void page(byte[] bytes, int offset, int length) {
+            if (Arrays.mismatch(bytes, offset, offset + length, ZERO_PAGE, 0, length) >= 0) {
+                digest.update(index.clear().putLong(pageIndex).array());
+                digest.update(bytes, offset, length);
+            }
+            pageIndex++;
+        }
+    }
+
     /** Reads up to {@code length} bytes at {@code position}; fewer only at the end of the file. */
     private static void read(FileChannel channel, ByteBuffer buffer, long position, int length, Path file) throws IOException {
         buffer.clear().limit(length);

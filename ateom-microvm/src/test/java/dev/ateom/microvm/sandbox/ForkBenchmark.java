@@ -6,6 +6,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Path;
+import java.util.Arrays;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -13,7 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Checkpoint pause window and fork of N = 1, 3, 10 from a running sandbox, with the CHV stand-in's {@code none}
  * backend (daemon overhead only) and the default {@code --max-parallel-restores} (4). Prints a table.
- * Run: {@code mvn -pl ateom-microvm test -Dtest=ForkBenchmark -Dsurefire.excludedGroups=none}.
+ * Run: {@code mvn -pl ateom-microvm test -Dtest=ForkBenchmark -Dsurefire.excludedGroups=none}; {@code -Dbench.backend=qemu}
+ * forks a real guest instead ({@link RealGuest}), {@code -Dbench.forks=3} picks the fork sizes.
  */
 @Tag("benchmark")
 class ForkBenchmark {
@@ -21,16 +23,18 @@ class ForkBenchmark {
 
     @Test
     void checkpointAndForkTimings() throws Exception {
-        try (DaemonHarness daemon = new DaemonHarness(dir, Map.of())) {
-            daemon.createOk(daemon.spec("bench-src", "bench-src"));
-            StringBuilder table = new StringBuilder(String.format("%n%-14s %10s %12s %10s %10s%n", "operation", "total ms",
-                    "pause ms", "clones ms", "per clone"));
+        boolean qemu = "qemu".equals(System.getProperty("bench.backend", "none"));
+        int[] forks = Arrays.stream(System.getProperty("bench.forks", "1,3,10").split(",")).mapToInt(Integer::parseInt).toArray();
+        try (DaemonHarness daemon = qemu ? RealGuest.daemon(dir) : new DaemonHarness(dir, Map.of())) {
+            daemon.createOk(qemu ? RealGuest.spec("bench-src") : daemon.spec("bench-src", "bench-src"));
+            StringBuilder table = new StringBuilder(String.format("%n%s backend%n%-14s %10s %12s %10s %10s%n", qemu ? "qemu" : "none",
+                    "operation", "total ms", "pause ms", "clones ms", "per clone"));
             for (int i = 0; i < 3; i++) {
                 JsonNode t = daemon.post("/v1/sandboxes/bench-src/checkpoint", "{}").body().path("timingsMs");
                 table.append(String.format("%-14s %10d %12d %10s %10s%n", "checkpoint", t.path("total").asLong(),
                         t.path("pauseWindow").asLong(), "-", "-"));
             }
-            for (int n : new int[] {1, 3, 10}) {
+            for (int n : forks) {
                 var res = daemon.post("/v1/sandboxes/bench-src/fork", "{\"count\": " + n + ", \"namePrefix\": \"b" + n + "\"}");
                 assertThat(res.status()).as(res.body().toString()).isEqualTo(200);
                 assertThat(res.body().path("succeeded").asInt()).isEqualTo(n);
