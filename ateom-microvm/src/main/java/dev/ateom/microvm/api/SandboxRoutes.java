@@ -31,8 +31,10 @@ public final class SandboxRoutes extends RouteTable {
         routes(rules).post("/v1/sandboxes", this::create)
                 .get("/v1/sandboxes", (req, res) -> Responses.json(res, 200, Map.of("items", manager.list())))
                 .get("/v1/sandboxes/{id}", (req, res) -> Responses.json(res, 200, manager.get(id(req))))
-                .post("/v1/sandboxes/{id}/suspend", (req, res) -> Responses.json(res, 200, manager.suspend(id(req))))
-                .post("/v1/sandboxes/{id}/checkpoint", (req, res) -> Responses.json(res, 200, manager.checkpoint(id(req))))
+                .post("/v1/sandboxes/{id}/suspend", (req, res) ->
+                        Responses.json(res, 200, manager.suspend(id(req), SnapshotRequest.tags(req, bodies))))
+                .post("/v1/sandboxes/{id}/checkpoint", (req, res) ->
+                        Responses.json(res, 200, manager.checkpoint(id(req), SnapshotRequest.tags(req, bodies))))
                 .post("/v1/sandboxes/{id}/fork", (req, res) -> Responses.json(res, 200,
                         manager.fork(id(req), bodies.readJson(req, ForkRequest.class))))
                 .post("/v1/sandboxes/{id}/resume", (req, res) -> Responses.json(res, 200,

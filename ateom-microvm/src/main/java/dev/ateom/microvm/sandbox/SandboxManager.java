@@ -43,6 +43,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import static java.lang.System.Logger.Level.INFO;
 import static java.lang.System.Logger.Level.WARNING;
@@ -122,7 +123,20 @@ public final class SandboxManager implements AutoCloseable {
      */
     public OperationResult adopt(String snapshotId, RestoreOptions options) {
         requireHypervisor();
-        context.snapshots().ensureLocal(snapshotId, options.allowCpuMismatch());
+        boolean pulledNow = context.snapshots().ensureLocal(snapshotId, options.allowCpuMismatch());
+        String id;
+        try {
+            id = registerAdopted(snapshotId);
+        } catch (RuntimeException refused) {
+            if (pulledNow) removePulledSnapshot(snapshotId, refused);
+            throw refused;
+        }
+        LOG.log(INFO, "adopted sandbox " + id + " from snapshot " + snapshotId + "; resuming it on this host");
+        return resume(id, options);
+    }
+
+    /** The adopted sandbox's lease, directories and SUSPENDED record; returns its id. On failure nothing of it is left. */
+    private String registerAdopted(String snapshotId) {
         SnapshotCatalog.SnapshotHandle handle = context.snapshots().open(snapshotId);
         Manifest.SourceSandbox source = handle.snapshot().manifest().source();
         String id = source.sandboxId();
@@ -143,8 +157,25 @@ public final class SandboxManager implements AutoCloseable {
             leases.release(id);
             throw e;
         }
-        LOG.log(INFO, "adopted sandbox " + id + " from snapshot " + snapshotId + "; resuming it on this host");
-        return resume(id, options);
+        return id;
+    }
+
+    /**
+     * A refused adopt (lease held, leases unavailable, id taken) leaves no snapshot it pulled behind, unless a sandbox
+     * of this host uses it by now (a concurrent adopt or clone of the same snapshot). A snapshot that was here before
+     * the request is never touched: the caller only comes here for one it pulled.
+     */
+    private void removePulledSnapshot(String snapshotId, RuntimeException refusal) {
+        boolean inUse = sandboxes.values().stream().map(SandboxEntry::record)
+                .anyMatch(r -> snapshotId.equals(r.latestSnapshotId()) || snapshotId.equals(r.sourceSnapshotId()));
+        if (inUse) return;
+        try {
+            context.snapshots().deleteIfPresent(snapshotId);
+            LOG.log(INFO, "adopt from snapshot " + snapshotId + " refused (" + refusal.getMessage() + "): removed the snapshot it pulled");
+        } catch (RuntimeException e) {
+            refusal.addSuppressed(e);
+            LOG.log(WARNING, "adopt from snapshot " + snapshotId + " refused; the snapshot it pulled could not be removed: " + e.getMessage());
+        }
     }
 
     /** Called with the snapshot id after every successful suspend (push-on-suspend); must return at once. */
@@ -190,8 +221,12 @@ public final class SandboxManager implements AutoCloseable {
         }
     }
 
-    public OperationResult suspend(String id) {
-        OperationResult result = runOn(id, Operation.SUSPEND, new SuspendOperation(context)::run);
+    public OperationResult suspend(String id) { return suspend(id, SnapshotTags.NONE); }
+
+    /** Suspend, the snapshot named and labelled as {@code tags} says (refused before anything is paused if it cannot be). */
+    public OperationResult suspend(String id, SnapshotTags tags) {
+        requireValid(tags);
+        OperationResult result = runOn(id, Operation.SUSPEND, entry -> withName(entry, tags, () -> new SuspendOperation(context, tags).run(entry)));
         afterSuspend.accept(result.snapshotId());
         return result;
     }
@@ -207,7 +242,25 @@ public final class SandboxManager implements AutoCloseable {
     }
 
     /** A snapshot of a running sandbox that keeps running; the guest is paused only for the snapshot and the archive. */
-    public OperationResult checkpoint(String id) { return runOn(id, Operation.CHECKPOINT, new CheckpointOperation(context)::run); }
+    public OperationResult checkpoint(String id) { return checkpoint(id, SnapshotTags.NONE); }
+
+    /** Checkpoint, the snapshot named and labelled as {@code tags} says (refused before anything is paused if it cannot be). */
+    public OperationResult checkpoint(String id, SnapshotTags tags) {
+        requireValid(tags);
+        return runOn(id, Operation.CHECKPOINT, entry -> withName(entry, tags, () -> new CheckpointOperation(context, tags).run(entry)));
+    }
+
+    private static void requireValid(SnapshotTags tags) {
+        List<SpecViolation> violations = tags.violations();
+        if (!violations.isEmpty()) throw new InvalidSpecException(violations);
+    }
+
+    /** Runs a snapshotting operation holding its snapshot's name, so no other snapshot can take it meanwhile. */
+    private OperationResult withName(SandboxEntry entry, SnapshotTags tags, Supplier<OperationResult> operation) {
+        try (var name = context.snapshots().reserveName(tags.name(), entry.record().id(), entry.record().state())) {
+            return operation.get();
+        }
+    }
 
     /**
      * N clones of one sandbox: one checkpoint when it runs (its latest snapshot when it is suspended), then the clones

@@ -1,7 +1,12 @@
 package dev.ateom.microvm.bench;
 
-/** Everything measured on one backend's daemon. */
-record BackendResult(String backend, long startMillis, double idleRssMib, LifecycleResult lifecycle, ScalingResult scaling) {
+import dev.ateom.microvm.systeminfo.SyncLag;
+
+import java.util.Optional;
+
+/** Everything measured on one backend's daemon; the sync lag on one backend only. */
+record BackendResult(String backend, long startMillis, double idleRssMib, LifecycleResult lifecycle, ScalingResult scaling,
+                     Optional<SyncLag.Result> syncLag) {
 
     /** The daemon's own goals: start to first answer, idle RSS, RSS with the most sandboxes the scaling ran. */
     String daemonMarkdown() {

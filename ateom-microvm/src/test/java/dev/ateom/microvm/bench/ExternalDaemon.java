@@ -26,6 +26,7 @@ final class ExternalDaemon implements AutoCloseable {
     private final String token;
     private final int port;
     private final long startMillis;
+    private final Path stateDir;
 
     /**
      * @param imageRoots the daemon's {@code --image-roots}: where the benchmark's guest files are
@@ -33,9 +34,10 @@ final class ExternalDaemon implements AutoCloseable {
      */
     ExternalDaemon(Path root, Path hypervisor, String imageRoots, List<String> extraArgs) throws Exception {
         Path portFile = root.resolve("port");
+        stateDir = root.resolve("state");
         Files.writeString(root.resolve("empty.yaml"), "");
         List<String> command = new ArrayList<>(List.of(TestTools.repoRoot().resolve("bin/ateom").toString(), "daemon",
-                "--port", "0", "--port-file", portFile.toString(), "--state-dir", root.resolve("state").toString(),
+                "--port", "0", "--port-file", portFile.toString(), "--state-dir", stateDir.toString(),
                 "--run-dir", root.resolve("run").toString(), "--cloud-hypervisor", hypervisor.toString(),
                 "--virtiofsd", TestTools.virtiofsd().toString(), "--config", root.resolve("empty.yaml").toString(),
                 "--image-roots", imageRoots, "--log-level", "WARNING"));
@@ -46,7 +48,7 @@ final class ExternalDaemon implements AutoCloseable {
         port = awaitPort(portFile);
         awaitHealthy();
         startMillis = (System.nanoTime() - t0) / 1_000_000;
-        token = Files.readString(root.resolve("state/api-token")).strip();
+        token = Files.readString(stateDir.resolve("api-token")).strip();
     }
 
     private int awaitPort(Path portFile) throws Exception {
@@ -76,6 +78,9 @@ final class ExternalDaemon implements AutoCloseable {
     /** Milliseconds from the fork of {@code bin/ateom daemon} to its first 200 on {@code /healthz}. */
     long startMillis() { return startMillis; }
 
+    /** The daemon's {@code --state-dir}. */
+    Path stateDir() { return stateDir; }
+
     /** The daemon JVM's resident set in MiB. */
     double rssMib() throws IOException { return rssMib(process.pid()); }
 
@@ -98,7 +103,13 @@ final class ExternalDaemon implements AutoCloseable {
     }
 
     /** A request and its wall time as the client sees it. */
-    record Timed(int status, JsonNode body, double millis) {}
+    record Timed(int status, JsonNode body, double millis) {
+        /** This answer, if its status is {@code expected}; otherwise fails naming both and the body. */
+        Timed expect(int expected) {
+            if (status != expected) throw new IllegalStateException("expected HTTP " + expected + " but got " + status + ": " + body);
+            return this;
+        }
+    }
 
     Timed post(String path, String json) throws Exception {
         return send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")

@@ -2,13 +2,27 @@ package dev.ateom.microvm.bench;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /** One backend's scaling: per level of concurrency and operation the throughput and latency percentiles. */
 final class ScalingResult {
-    /** One operation at one level: N requests at once, {@code rounds} times. */
-    record Row(int concurrent, String op, int requests, double wallSeconds, Percentiles latency) {
+    /**
+     * One operation at one level: N requests at once, {@code rounds} times; {@code latenciesMs} of those that succeeded
+     * (a loaded host can make some fail, e.g. a hypervisor that does not start in time: counted, not fatal).
+     */
+    record Row(int concurrent, String op, int requests, int failures, double wallSeconds, List<Double> latenciesMs) {
+        Row {
+            latenciesMs = List.copyOf(latenciesMs);
+        }
+
+        /** Successful operations per second of batch wall time. */
         double opsPerSecond() {
-            return requests / wallSeconds;
+            return (requests - failures) / wallSeconds;
+        }
+
+        /** Empty when every request failed. */
+        Optional<Percentiles> latency() {
+            return latenciesMs.isEmpty() ? Optional.empty() : Optional.of(new Percentiles(latenciesMs));
         }
     }
 
@@ -49,11 +63,12 @@ final class ScalingResult {
         if (rows.isEmpty()) {
             out.append("(no scaling levels for this backend in this run)\n");
         } else {
-            out.append("| concurrent | op | requests | ops/s | p50 ms | p99 ms | max ms |\n|---:|---|---:|---:|---:|---:|---:|\n");
+            out.append("| concurrent | op | requests | failed | ops/s | p50 ms | p99 ms | max ms |\n|---:|---|---:|---:|---:|---:|---:|---:|\n");
         }
         for (Row row : rows) {
-            out.append(String.format("| %d | %s | %d | %.2f | %.0f | %.0f | %.0f |%n", row.concurrent(), row.op(), row.requests(),
-                    row.opsPerSecond(), row.latency().p(50), row.latency().p(99), row.latency().max()));
+            out.append(String.format("| %d | %s | %d | %d | %.2f | %s |%n", row.concurrent(), row.op(), row.requests(), row.failures(),
+                    row.opsPerSecond(), row.latency().map(l -> String.format("%.0f | %.0f | %.0f", l.p(50), l.p(99), l.max()))
+                            .orElse("– | – | –")));
         }
         out.append("\n| running sandboxes | daemon RSS MiB | their CHV + virtiofsd RSS MiB |\n|---:|---:|---:|\n");
         for (Memory sample : memory) {

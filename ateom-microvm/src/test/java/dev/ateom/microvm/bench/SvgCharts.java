@@ -18,13 +18,13 @@ final class SvgCharts {
     }
 
     /**
-     * Per backend one bar of resume's steps (p50, in the order the daemon reports them) stacked, plus what the API
+     * Per backend one bar of resume's steps (p50, in the order the daemon reports them; not its {@code total}) stacked, plus what the API
      * answer took beyond their sum; a black tick marks the API p50. Each backend has its own scale (a TCG guest's
      * milliseconds would flatten the stand-in's), printed at the bar's end.
      */
     static String resumeSteps(List<LifecycleResult> lifecycles) {
         Set<String> stepNames = new LinkedHashSet<>();
-        lifecycles.forEach(l -> stepNames.addAll(l.operations().contains("resume") ? l.stepMedians("resume").keySet() : Set.of()));
+        lifecycles.forEach(l -> stepNames.addAll(l.operations().contains("resume") ? stepsWithoutTotal(l).keySet() : Set.of()));
         stepNames.add("other (API − steps)");
         Map<String, String> colors = new LinkedHashMap<>();
         int c = 0;
@@ -40,7 +40,7 @@ final class SvgCharts {
         int y = top;
         for (LifecycleResult lifecycle : lifecycles) {
             if (!lifecycle.operations().contains("resume")) continue;
-            Map<String, Double> steps = new LinkedHashMap<>(lifecycle.stepMedians("resume"));
+            Map<String, Double> steps = stepsWithoutTotal(lifecycle);
             double api = lifecycle.api("resume").p(50);
             double sum = steps.values().stream().mapToDouble(Double::doubleValue).sum();
             if (api > sum) steps.put("other (API − steps)", api - sum);
@@ -65,13 +65,20 @@ final class SvgCharts {
         return svg.append("</svg>\n").toString();
     }
 
+    /** Resume's step p50s without the daemon's own {@code total} (the sum of them, which would count twice). */
+    private static Map<String, Double> stepsWithoutTotal(LifecycleResult lifecycle) {
+        Map<String, Double> steps = new LinkedHashMap<>(lifecycle.stepMedians("resume"));
+        steps.remove("total");
+        return steps;
+    }
+
     /** Latency (p99 solid, p50 dashed) of create, suspend and resume against the number of sandboxes at once. */
     static String scaling(ScalingResult scaling) {
         List<Integer> levels = new ArrayList<>(new LinkedHashSet<>(scaling.rows().stream().map(ScalingResult.Row::concurrent).toList()));
         Map<String, String> colors = new LinkedHashMap<>();
         int c = 0;
         for (ScalingResult.Row row : scaling.rows()) colors.putIfAbsent(row.op(), PALETTE[c++ % PALETTE.length]);
-        double maxMs = scaling.rows().stream().mapToDouble(r -> r.latency().p(99)).max().orElse(1);
+        double maxMs = scaling.rows().stream().flatMap(r -> r.latency().stream()).mapToDouble(l -> l.p(99)).max().orElse(1);
         double yMax = niceCeiling(maxMs);
         int left = 70;
         int top = 40;
@@ -94,12 +101,13 @@ final class SvgCharts {
             for (int percentile : new int[] {99, 50}) {
                 StringBuilder points = new StringBuilder();
                 for (ScalingResult.Row row : scaling.rows()) {
-                    if (!row.op().equals(op.getKey())) continue;
+                    if (!row.op().equals(op.getKey()) || row.latency().isEmpty()) continue;
+                    double ms = row.latency().get().p(percentile);
                     double px = xOf(levels.indexOf(row.concurrent()), levels.size(), left, plotW);
-                    double py = top + plotH - plotH * row.latency().p(percentile) / yMax;
+                    double py = top + plotH - plotH * ms / yMax;
                     points.append(String.format(Locale.ROOT, "%.1f,%.1f ", px, py));
                     svg.append(String.format(Locale.ROOT, "<circle cx=\"%.1f\" cy=\"%.1f\" r=\"3\" fill=\"%s\"><title>%s %d at once: p%d %.0f ms</title></circle>%n",
-                            px, py, op.getValue(), op.getKey(), row.concurrent(), percentile, row.latency().p(percentile)));
+                            px, py, op.getValue(), op.getKey(), row.concurrent(), percentile, ms));
                 }
                 svg.append(String.format("<polyline points=\"%s\" fill=\"none\" stroke=\"%s\" stroke-width=\"2\"%s/>%n", points.toString().strip(),
                         op.getValue(), percentile == 50 ? " stroke-dasharray=\"5,4\"" : ""));

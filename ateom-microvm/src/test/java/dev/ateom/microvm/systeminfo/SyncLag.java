@@ -18,8 +18,9 @@ import java.util.TreeMap;
 
 /**
  * Lag from a kubelet-style source update (the {@code ..data} swap of 1, 10 or 100 files at once) to the new generation
- * being readable in the sandbox's system-info volume dir, which is what virtio-fs serves the guest; the daemon's own
- * sync service with its default settings. Used by {@link SyncLagBenchmark} and the benchmark harness.
+ * being readable in a sandbox's system-info volume dir, which is what virtio-fs serves the guest. {@link #measure} runs
+ * the daemon's sync service in this JVM ({@link SyncLagBenchmark}); the benchmark harness runs {@link #lags} against a
+ * sandbox of a running daemon.
  */
 public final class SyncLag {
     private SyncLag() {
@@ -33,13 +34,13 @@ public final class SyncLag {
         }
     }
 
-    /** Every row of one run. */
-    public record Result(int updates, List<Row> rows) {
+    /** Every row of one run; {@code where} says what was measured. */
+    public record Result(String where, int updates, List<Row> rows) {
         /** A markdown table: p50/p90/p99/max per file count. */
         public String markdown() {
             StringBuilder table = new StringBuilder();
-            table.append(String.format("%nSystem-info sync lag: host source change → visible in the sandbox's system-info dir"
-                    + " (coalesce %d ms), %d updates per row%n%n", SystemInfoSettings.DEFAULT.coalesceWindow().toMillis(), updates));
+            table.append(String.format("%nSystem-info sync lag: host source change → visible in %s (default coalesce %d ms),"
+                    + " %d updates per row%n%n", where, SystemInfoSettings.DEFAULT.coalesceWindow().toMillis(), updates));
             table.append("| files changed at once | p50 ms | p90 ms | p99 ms | max ms | goal p99 | met |\n|---:|---:|---:|---:|---:|---|---|\n");
             for (Row row : rows) {
                 table.append(String.format("| %d | %.1f | %.1f | %.1f | %.1f | < 1000 ms | %s |%n", row.files(), row.percentile(50),
@@ -60,7 +61,7 @@ public final class SyncLag {
             Arrays.sort(lags);
             rows.add(new Row(files, lags));
         }
-        return new Result(updates, rows);
+        return new Result("the volume dir (the daemon's sync service in this JVM)", updates, rows);
     }
 
     private static double[] measure(Path tmp, int updates, int fileCount) throws Exception {
@@ -73,27 +74,36 @@ public final class SyncLag {
             SandboxSystemInfo volumes = service.forSandbox("bench", root, new SystemInfoSpec(List.of(volume)));
             ActorIdentity identity = new ActorIdentity("bench", "bench", "0");
             volumes.writeAll(identity);
-            Path probe = root.resolve("v/f0");
-            double[] lags = new double[updates];
             try (SystemInfoSync sync = volumes.startSync(identity)) {
                 sync.awaitFirstPass(Duration.ofSeconds(10));
-                for (int i = 1; i <= updates; i++) {
-                    long changed = source.update(payload(fileCount, i));
-                    String expected = "generation " + i + " file 0";
-                    while (!holds(probe, expected)) {
-                        Thread.sleep(0, 200_000);
-                        if (System.nanoTime() - changed > Duration.ofSeconds(30).toNanos()) {
-                            throw new IllegalStateException("update " + i + " not visible after 30 s: " + sync.failingVolumes());
-                        }
-                    }
-                    lags[i - 1] = (System.nanoTime() - changed) / 1e6;
-                }
+                return lags(source, root.resolve("v"), fileCount, updates);
             }
-            return lags;
         }
     }
 
-    private static Map<String, String> payload(int files, int generation) {
+    /**
+     * Updates {@code source} (already holding {@link #payload} generation 0) {@code updates} times, each time waiting
+     * until {@code volumeDir} shows the new generation; the lags in ms.
+     */
+    public static double[] lags(KubeletStyleSource source, Path volumeDir, int fileCount, int updates) throws Exception {
+        Path probe = volumeDir.resolve("f0");
+        double[] lags = new double[updates];
+        for (int i = 1; i <= updates; i++) {
+            long changed = source.update(payload(fileCount, i));
+            String expected = "generation " + i + " file 0";
+            while (!holds(probe, expected)) {
+                Thread.sleep(0, 200_000);
+                if (System.nanoTime() - changed > Duration.ofSeconds(30).toNanos()) {
+                    throw new IllegalStateException("update " + i + " not visible in " + volumeDir + " after 30 s");
+                }
+            }
+            lags[i - 1] = (System.nanoTime() - changed) / 1e6;
+        }
+        return lags;
+    }
+
+    /** {@code files} files f0, f1, … whose content names the generation. */
+    public static Map<String, String> payload(int files, int generation) {
         Map<String, String> payload = new TreeMap<>();
         for (int f = 0; f < files; f++) {
             payload.put("f" + f, "generation " + generation + " file " + f);

@@ -55,7 +55,8 @@ final class BringUp {
                 : Optional.empty();
         ChvProcess chv = timer.step("chvStart", () -> vms.startChv(el, rollback));
         context.transitions().apply(entry, withSlot(entry.record(), slot).withRuntime(VmStarter.runtimeOf(el, epoch, chv, shares,
-                slot == null ? null : SandboxNetworks.runtimeOf(slot))));
+                slot == null ? null : SandboxNetworks.runtimeOf(slot)).restoredFrom(source instanceof VmSource.Restore restored
+                        ? restored.snapshot().id() : null)));
         LiveVm live = restoreDir.isPresent() ? restore(record, layout, restoreDir.get(), chv, shares, slot, epoch, timer)
                 : boot(record, el, chv, shares, slot, epoch, timer);
         entry.live(live);

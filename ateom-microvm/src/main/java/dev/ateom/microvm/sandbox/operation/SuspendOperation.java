@@ -7,6 +7,7 @@ import dev.ateom.microvm.sandbox.Rollback;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.SandboxState;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
+import dev.ateom.microvm.sandbox.SnapshotTags;
 import dev.ateom.microvm.timing.StepTimer;
 import dev.ateom.microvm.vm.OnDemandSnapshotCompletion;
 import dev.ateom.microvm.vm.SandboxLayout;
@@ -18,8 +19,15 @@ import dev.ateom.microvm.vm.SandboxLayout;
  */
 public final class SuspendOperation {
     private final OperationContext context;
+    private final SnapshotTags tags;
 
-    public SuspendOperation(OperationContext context) { this.context = context; }
+    public SuspendOperation(OperationContext context) { this(context, SnapshotTags.NONE); }
+
+    /** @param tags the snapshot's name and labels, already validated and the name reserved */
+    public SuspendOperation(OperationContext context, SnapshotTags tags) {
+        this.context = context;
+        this.tags = tags;
+    }
 
     /** Runs on a RUNNING sandbox. */
     public OperationResult run(SandboxEntry entry) {
@@ -46,7 +54,7 @@ public final class SuspendOperation {
             ChvClient chv = RunningVm.client(entry);
             timer.run("pause", chv::pause);
             rollback.add("resume the VM", chv::resume);
-            SnapshotCatalog.Staging staging = timer.step("stage", () -> context.snapshots().begin(record.id()));
+            SnapshotCatalog.Staging staging = timer.step("stage", () -> context.snapshots().begin(record.id(), tags));
             rollback.add("discard staging dir", staging::discard);
             timer.run("snapshot", () -> chv.snapshot(staging.chvDir()));
             String chvVersion = chv.ping().version();

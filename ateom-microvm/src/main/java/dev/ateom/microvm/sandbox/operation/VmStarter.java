@@ -105,6 +105,6 @@ public final class VmStarter {
         shares.processes().forEach((kind, p) -> shareRuntimes.add(new ShareRuntime(kind.name(), kind.tag(), p.pid(),
                 p.socketPath().toString(), p.spec().sharedDir().toString(), p.logFile().toString())));
         return new VmRuntime(el.dir().getParent().toString(), epoch, chv.pid(), el.apiSocket().toString(),
-                el.vsockSocket().toString(), el.consoleLog().toString(), el.chvLog().toString(), shareRuntimes, network);
+                el.vsockSocket().toString(), el.consoleLog().toString(), el.chvLog().toString(), shareRuntimes, network, null);
     }
 }
