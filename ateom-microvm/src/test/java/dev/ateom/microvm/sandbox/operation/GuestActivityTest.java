@@ -78,7 +78,8 @@ class GuestActivityTest {
                 readiness, null, null, null, new IdleSpec(60L, "suspend"));
         return SandboxRecord.creating("s1", spec, new ActorIdentity("s1", "tests", "uid"), null, Operation.CREATE)
                 .withState(SandboxState.RUNNING)
-                .withRuntime(new VmRuntime("/run/s1/e1", 1, 1, "/run/s1/e1/api.sock", "/run/s1/e1/vsock.socket", null, null, List.of(), null));
+                .withRuntime(new VmRuntime("/run/s1/e1", 1, 1, "/run/s1/e1/api.sock", "/run/s1/e1/vsock.socket", null, null, List.of(), null,
+                        null));
     }
 
     private final class ScriptedProbe implements GuestProbe {
