@@ -155,7 +155,8 @@ public final class SandboxManager implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             sandboxes.remove(id, entry);
-            leases.release(id);
+            // an adopt of the same sandbox on this host won the race: the lease (one per host) is the winner's now
+            if (!sandboxes.containsKey(id)) leases.release(id);
             throw e;
         }
         return id;
