@@ -44,6 +44,7 @@ public final class StepTimer {
     }
 
     private <T> T timed(String name, Supplier<T> work) {
+        OperationProgress.current().step(name);
         long t0 = System.nanoTime();
         try {
             return work.get();
