@@ -37,7 +37,7 @@ class StoreBenchmark {
     @TempDir
     Path work;
 
-    private record Row(String operation, long millis, String ratio, long clientCpuMillis, long serverCpuMillis, String bytes) {
+    private record Row(String operation, long millis, String ratio, long clientCpuMillis, long serverCpuMillis, String cpuRatio, String bytes) {
     }
 
     /** Wall time and the CPU of both sides for one step. */
@@ -126,14 +126,16 @@ class StoreBenchmark {
                         + "parallelism %d, %d cores, load average %.1f at the end%n%n",
                 memory / MIB, memoryAllocated / MIB, archive / MIB, serverVersion, parallelism, Runtime.getRuntime().availableProcessors(),
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage()));
-        table.append("| operation | ms | MiB/s | speed vs whole | client CPU ms | s3proxy CPU ms | bytes |\n");
-        table.append("|---|---:|---:|---:|---:|---:|---|\n");
+        table.append("| operation | ms | MiB/s | speed vs whole | client CPU ms | s3proxy CPU ms | CPU vs whole | bytes |\n");
+        table.append("|---|---:|---:|---:|---:|---:|---:|---|\n");
         for (Row row : rows) {
-            table.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %s | %d | %d | %s |%n", row.operation(), row.millis(),
-                    apparent / (double) MIB / (row.millis() / 1000.0), row.ratio(), row.clientCpuMillis(), row.serverCpuMillis(), row.bytes()));
+            table.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %s | %d | %d | %s | %s |%n", row.operation(), row.millis(),
+                    apparent / (double) MIB / (row.millis() / 1000.0), row.ratio(), row.clientCpuMillis(), row.serverCpuMillis(), row.cpuRatio(),
+                    row.bytes()));
         }
         table.append(String.format(Locale.ROOT, "%n(MiB/s over the %d MiB apparent size; %d MiB allocated; speed > 1.00 = faster than the whole"
-                + " files; CPU = process CPU time of this JVM and of s3proxy during the step)%n", apparent / MIB, allocated / MIB));
+                + " files; CPU = process CPU time of this JVM and of s3proxy during the step; CPU vs whole = (client + s3proxy CPU of the whole-file"
+                + " transfer) / (the same of the step), > 1.00 = cheaper, steadier than wall time on a shared host)%n", apparent / MIB, allocated / MIB));
         return table.toString();
     }
 
@@ -171,7 +173,8 @@ class StoreBenchmark {
     }
 
     private static Row row(String what, long[] measured, long[] baseline, String bytes) {
-        return new Row(what, measured[0], String.format(Locale.ROOT, "%.2f", baseline[0] / (double) measured[0]), measured[1], measured[2], bytes);
+        return new Row(what, measured[0], String.format(Locale.ROOT, "%.2f", baseline[0] / (double) measured[0]), measured[1], measured[2],
+                String.format(Locale.ROOT, "%.2f", (baseline[1] + baseline[2]) / (double) Math.max(1, measured[1] + measured[2])), bytes);
     }
 
     private static String mib(long bytes) {

@@ -17,7 +17,7 @@ final class CheckpointCommand extends ClientCommand {
     @Override
     JsonNode call(DaemonClient client) throws Exception {
         String body = tags.body();
-        return ProgressLine.around("checkpointing " + id, () -> client.post("/v1/sandboxes/" + id + "/checkpoint" + tags.query(), body));
+        return OperationWaiter.post(client, "checkpointing " + id, "/v1/sandboxes/" + id + "/checkpoint" + tags.query(), body);
     }
 
     @Override

@@ -53,7 +53,7 @@ final class SandboxCommands {
             body.put("fromSnapshot", snapshot);
             body.putObject("identity").put("name", name).put("namespace", namespace);
             if (id != null) body.put("id", id);
-            return ProgressLine.around("cloning " + snapshot, () -> client.post("/v1/sandboxes", body.toString()));
+            return OperationWaiter.post(client, "cloning " + snapshot, "/v1/sandboxes", body.toString());
         }
 
         @Override
@@ -136,7 +136,7 @@ final class SandboxCommands {
         @Override
         JsonNode call(DaemonClient client) throws Exception {
             String body = tags.body();
-            return ProgressLine.around("suspending " + id, () -> client.post("/v1/sandboxes/" + id + "/suspend" + tags.query(), body));
+            return OperationWaiter.post(client, "suspending " + id, "/v1/sandboxes/" + id + "/suspend" + tags.query(), body);
         }
 
         @Override

@@ -23,6 +23,7 @@ import dev.ateom.microvm.sandbox.operation.VmStarter;
 import dev.ateom.microvm.systeminfo.spec.ActorIdentity;
 import dev.ateom.microvm.systeminfo.spec.SpecViolation;
 import dev.ateom.microvm.timing.OperationMetrics;
+import dev.ateom.microvm.timing.OperationProgress;
 import dev.ateom.snapshot.Manifest;
 import dev.ateom.microvm.vm.VmmPool;
 import dev.ateom.virtiofsd.VirtiofsdLauncher;
@@ -154,7 +155,8 @@ public final class SandboxManager implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             sandboxes.remove(id, entry);
-            leases.release(id);
+            // an adopt of the same sandbox on this host won the race: the lease (one per host) is the winner's now
+            if (!sandboxes.containsKey(id)) leases.release(id);
             throw e;
         }
         return id;
@@ -201,6 +203,7 @@ public final class SandboxManager implements AutoCloseable {
                 sandboxes.remove(id, entry);
                 throw AlreadyExistsException.leftoverDirectory(id);
             }
+            OperationProgress.current().admitted(id);
             return plan.source() == null ? new CreateOperation(context).run(entry) : new CloneOperation(context, plan.source()).run(entry);
         } finally {
             // only a sandbox whose record is on disk exists: a create that could not even persist FAILED leaves nothing
@@ -237,6 +240,7 @@ public final class SandboxManager implements AutoCloseable {
     public OperationResult resume(String id, RestoreOptions options) {
         return runOn(id, Operation.RESUME, entry -> {
             leases.requireNotHeldByAnother(id);
+            OperationProgress.current().admitted(id);
             return new ResumeOperation(context, options).run(entry);
         });
     }
@@ -258,6 +262,7 @@ public final class SandboxManager implements AutoCloseable {
     /** Runs a snapshotting operation holding its snapshot's name, so no other snapshot can take it meanwhile. */
     private OperationResult withName(SandboxEntry entry, SnapshotTags tags, Supplier<OperationResult> operation) {
         try (var name = context.snapshots().reserveName(tags.name(), entry.record().id(), entry.record().state())) {
+            OperationProgress.current().admitted(entry.record().id()); // ?async=true answers 202 from here
             return operation.get();
         }
     }

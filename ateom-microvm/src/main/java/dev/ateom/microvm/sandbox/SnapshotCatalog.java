@@ -2,6 +2,7 @@ package dev.ateom.microvm.sandbox;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.ateom.microvm.json.ApiJson;
+import dev.ateom.microvm.timing.OperationProgress;
 import dev.ateom.snapshot.ArchiveCompression;
 import dev.ateom.snapshot.ArchiveProgress;
 import dev.ateom.snapshot.ChvConfigPolicy;
@@ -109,7 +110,7 @@ public final class SnapshotCatalog {
 
         public void archiveDurable(Path durableDir) {
             try {
-                staging.archiveDurable(durableDir, ArchiveCompression.NONE, progressLog(staging.snapshotId()));
+                staging.archiveDurable(durableDir, ArchiveCompression.NONE, alsoToOperation(progressLog(staging.snapshotId()), durableDir));
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot archive durable dir " + durableDir, e);
             }
@@ -146,6 +147,11 @@ public final class SnapshotCatalog {
     /** Whether the snapshot is on this host (usable or not: an unusable one is reported by {@link #open}, never pulled over). */
     public boolean isLocal(String id) {
         return SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches() && store.read(id).isPresent();
+    }
+
+    /** Whether {@link #ensureLocal} would pull the snapshot from the store (it is not here and a store is configured). */
+    public boolean wouldPull(String id) {
+        return fetcher != SnapshotFetcher.NONE && SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches() && !isLocal(id);
     }
 
     /**
@@ -218,7 +224,8 @@ public final class SnapshotCatalog {
     /** Lays the snapshot's durable archive at {@code target} (which must not exist), complete or not at all. */
     public void extractDurable(SnapshotHandle handle, Path target) {
         try {
-            DurableArchive.extract(handle.snapshot().layout().durableArchive(), target, extractOptions(handle));
+            DurableArchive.extract(handle.snapshot().layout().durableArchive(), target, extractOptions(handle)
+                    .withProgress(toOperation(handle.snapshot().manifest().durableArchive().contentBytes())));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot extract the durable archive of snapshot " + handle.id() + " into " + target, e);
         }
@@ -385,6 +392,22 @@ public final class SnapshotCatalog {
                 LOG.log(System.Logger.Level.INFO, "snapshot " + snapshotId + ": archived " + (bytes >> 20) + " MiB in " + entries + " entries");
             }
         };
+    }
+
+    /** An asynchronous operation also sees the archive's bytes, of a total counted first (see {@link DurableSizeEstimate}). */
+    private static ArchiveProgress alsoToOperation(ArchiveProgress log, Path durableDir) {
+        if (OperationProgress.current() == OperationProgress.NONE) return log;
+        ArchiveProgress operation = toOperation(DurableSizeEstimate.of(durableDir));
+        return (bytes, entries) -> {
+            log.onProgress(bytes, entries);
+            operation.onProgress(bytes, entries);
+        };
+    }
+
+    /** The current operation's bytes of the step, of {@code total} (-1: unknown). */
+    private static ArchiveProgress toOperation(long total) {
+        OperationProgress operation = OperationProgress.current();
+        return operation == OperationProgress.NONE ? ArchiveProgress.NONE : (bytes, entries) -> operation.bytes(bytes, total);
     }
 
     private static byte[] randomBytes(int n) {

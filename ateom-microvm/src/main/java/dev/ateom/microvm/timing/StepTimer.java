@@ -48,6 +48,7 @@ public final class StepTimer {
     public <T> CompletableFuture<T> stepBeside(String name, Supplier<T> work) {
         CrashPoints.before(operation, name);
         FailPoints.before(operation, name);
+        OperationProgress.current().step(name); // the thread it runs on does not carry the operation's progress
         millis.put(name, 0L);
         CompletableFuture<T> result = new CompletableFuture<>();
         Thread.ofVirtual().name(operation + "-" + name).start(() -> {
@@ -66,6 +67,7 @@ public final class StepTimer {
     }
 
     private <T> T timed(String name, Supplier<T> work) {
+        OperationProgress.current().step(name);
         long t0 = System.nanoTime();
         try {
             return work.get();
