@@ -2,12 +2,15 @@ package dev.ateom.microvm;
 
 import dev.ateom.microvm.api.EventRoutes;
 import dev.ateom.microvm.api.OpenApiEndpoint;
+import dev.ateom.microvm.api.OperationRoutes;
 import dev.ateom.microvm.api.SandboxRoutes;
 import dev.ateom.microvm.api.SnapshotRoutes;
 import dev.ateom.microvm.api.StoreRoutes;
 import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.events.SandboxEvent;
 import dev.ateom.microvm.remote.RemoteSnapshots;
+import dev.ateom.microvm.operations.OperationRegistry;
+import dev.ateom.microvm.operations.OperationRetention;
 import dev.ateom.microvm.http.RequestBodies;
 import dev.ateom.microvm.sandbox.GuestProbe;
 import dev.ateom.microvm.sandbox.SandboxManager;
@@ -34,6 +37,7 @@ import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CountDownLatch;
@@ -128,7 +132,10 @@ public final class Daemon implements AutoCloseable {
         services.add(new HealthEndpoint());
         services.add(new MetricsEndpoint(registry));
         services.add(new OpenApiEndpoint());
-        services.add(new SandboxRoutes(sandboxes, bodies));
+        OperationRegistry operations = new OperationRegistry(sandboxes.events(), OperationRetention.of(config.operationRetention()),
+                InstantSource.system());
+        services.add(new SandboxRoutes(sandboxes, bodies, operations));
+        services.add(new OperationRoutes(operations));
         services.add(new SnapshotRoutes(sandboxes.snapshotCatalog(), remote));
         services.add(new StoreRoutes(remote));
         services.add(new EventRoutes(sandboxes.events()));
@@ -138,6 +145,7 @@ public final class Daemon implements AutoCloseable {
         daemon.writePortFile();
         LOG.log(INFO, "ateom listening on http://" + config.listenHost() + ":" + server.port()
                 + " (state " + config.stateDir() + ", run " + config.runDir() + ")");
+        sandboxes.startVmmPool();
         return daemon;
     }
 

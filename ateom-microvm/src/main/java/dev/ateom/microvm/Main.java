@@ -6,6 +6,8 @@ import dev.ateom.microvm.logging.DaemonLogManager;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
+import java.util.Arrays;
+
 /** The {@code ateom} command: {@code ateom daemon} runs the daemon; the other subcommands talk to one. */
 @Command(name = "ateom", mixinStandardHelpOptions = true, version = "ateom 0.1.0",
         description = "Sandboxes as Cloud Hypervisor micro-VMs, suspended and resumed.",
@@ -18,7 +20,19 @@ public final class Main implements Runnable {
     public static void main(String[] args) {
         // must precede the first use of java.util.logging (see DaemonLogManager)
         System.setProperty("java.util.logging.manager", DaemonLogManager.class.getName());
+        if (args.length > 0 && args[0].equals("daemon")) System.exit(daemonCommandLine().execute(Arrays.copyOfRange(args, 1, args.length)));
         System.exit(commandLine().execute(args));
+    }
+
+    /**
+     * {@code ateom daemon} parsed by its own command alone: building every client subcommand's model (annotation
+     * reflection over picocli's classes, which the AOT cache cannot hold, being Java 5 class files) was a large part
+     * of the daemon's start.
+     */
+    static CommandLine daemonCommandLine() {
+        CommandLine daemon = DaemonCommand.create();
+        daemon.setCommandName("ateom daemon");
+        return daemon;
     }
 
     public static CommandLine commandLine() {

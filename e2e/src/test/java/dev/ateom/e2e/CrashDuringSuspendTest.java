@@ -58,7 +58,8 @@ class CrashDuringSuspendTest extends HostTest {
             Files.writeString(host.durableData("s2").resolve("notes.txt"), "v1");
             older = earlier.api().post("/v1/sandboxes/s2/suspend", "{}").expect(200, "suspend").body().path("snapshotId").asText();
         }
-        DaemonProcess first = host.start(DaemonOptions.crashingAt("suspend.teardown"));
+        // settle: after the commit, before the record says SUSPENDED (the answer and the teardown come after it)
+        DaemonProcess first = host.start(DaemonOptions.crashingAt("suspend.settle"));
         DaemonApi api = first.api();
         api.post("/v1/sandboxes/s2/resume", "{}").expect(200, "resume");
         Files.writeString(host.durableData("s2").resolve("notes.txt"), "v2");

@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
+import java.io.IOException;
 import java.util.concurrent.CompletableFuture;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -53,6 +54,34 @@ class CrashWithSurvivingChildrenTest extends HostTest {
         RecoveryChecks.noRunDirs(host);
         second.api().post("/v1/sandboxes/w2/resume", "{}").expect(200, "resume after recovery");
         second.api().delete("/v1/sandboxes/w2?deleteSnapshots=true").expect(204, "delete");
+        RecoveryChecks.onlyTheseRun(host, second);
+    }
+
+    @Test
+    void aCrashWhileASuspendThatAnsweredStopsItsProcessesLeavesItSuspendedAndTheRestartStopsThem() throws Exception {
+        DaemonProcess first = host.start(new DaemonOptions("suspend.teardown", false));
+        first.api().post("/v1/sandboxes", SandboxSpecs.create(host.root, "w4")).expect(201, "create");
+        try {
+            first.api().post("/v1/sandboxes/w4/suspend", "{}").expect(200, "suspend");
+        } catch (IOException answerLost) {
+            // the suspend answers at its commit and its teardown halts the daemon right after: the answer may be lost
+        }
+        assertThat(first.awaitCrash()).isEqualTo(137);
+        JsonNode onDisk = host.recordOnDisk("w4");
+        assertThat(onDisk.path("state").asText()).isEqualTo("SUSPENDED");
+        assertThat(onDisk.has("runtime")).as("the record names the processes the teardown had to stop").isTrue();
+        String snapshot = onDisk.path("latestSnapshotId").asText();
+        assertThat(host.survivors()).as("CHV and virtiofsd outlive the crash").hasSizeGreaterThanOrEqualTo(4);
+
+        DaemonProcess second = host.start(DaemonOptions.keepingChildren());
+        JsonNode suspended = RecoveryChecks.inState(second.api(), "w4", "SUSPENDED");
+        assertThat(suspended.path("latestSnapshotId").asText()).isEqualTo(snapshot);
+        assertThat(suspended.has("runtime")).isFalse();
+        RecoveryChecks.onlyTheseRun(host, second);
+        RecoveryChecks.noRunDirs(host);
+        assertThat(RecoveryChecks.snapshotsCompleteOrAbsent(host, second.api())).containsExactly(snapshot);
+        second.api().post("/v1/sandboxes/w4/resume", "{}").expect(200, "resume after recovery");
+        second.api().delete("/v1/sandboxes/w4?deleteSnapshots=true").expect(204, "delete");
         RecoveryChecks.onlyTheseRun(host, second);
     }
 

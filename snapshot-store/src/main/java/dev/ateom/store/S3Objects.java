@@ -65,7 +65,7 @@ final class S3Objects implements AutoCloseable {
 
     /**
      * The whole object, read straight into one array of its Content-Length (the SDK's {@code getObjectAsBytes} grows
-     * a buffer and copies it: about a third of a pull's client CPU went there). A body shorter or longer than
+     * a buffer and copies it: a tenth of a pull's client CPU samples were there). A body shorter or longer than
      * announced is a broken transfer, not content.
      */
     Optional<byte[]> get(String key) throws StoreException {

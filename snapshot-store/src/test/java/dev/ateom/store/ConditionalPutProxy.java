@@ -68,12 +68,14 @@ public final class ConditionalPutProxy implements AutoCloseable {
             int status = connection.getResponseCode();
             InputStream in = status >= 400 ? connection.getErrorStream() : connection.getInputStream();
             byte[] response = in == null ? new byte[0] : in.readAllBytes();
+            boolean head = exchange.getRequestMethod().equals("HEAD");
             for (Map.Entry<String, List<String>> header : connection.getHeaderFields().entrySet()) {
-                if (header.getKey() != null && !HOP_BY_HOP.contains(header.getKey().toLowerCase())) {
+                // a HEAD answer's Content-Length is the object's size (the SDK reads it), not a body's: keep it
+                boolean headSize = head && "content-length".equalsIgnoreCase(header.getKey());
+                if (header.getKey() != null && (headSize || !HOP_BY_HOP.contains(header.getKey().toLowerCase()))) {
                     exchange.getResponseHeaders().put(header.getKey(), header.getValue());
                 }
             }
-            boolean head = exchange.getRequestMethod().equals("HEAD");
             exchange.sendResponseHeaders(status, head || response.length == 0 ? -1 : response.length);
             if (!head && response.length > 0) {
                 exchange.getResponseBody().write(response);

@@ -3,6 +3,9 @@ package dev.ateom.store;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.snapshot.DataExtents;
 import dev.ateom.snapshot.DiskUsage;
 import dev.ateom.snapshot.Snapshot;
@@ -20,6 +23,7 @@ import org.junit.jupiter.api.Test;
 /** Push on host A, pull on host B, through a real S3 server. */
 class PushPullTest extends StoreTestBase {
     private static final int MIB = 1 << 20;
+    private static final ObjectMapper JSON = new ObjectMapper();
 
     static GuestSnapshot guest() {
         return new GuestSnapshot().memoryBytes(32L * MIB)
@@ -111,6 +115,32 @@ class PushPullTest extends StoreTestBase {
         assertThat(hostB.local().list()).isEmpty();
         assertThat(hiddenEntries(hostB.local().snapshotsDirectory())).isEmpty();
         assertThat(hostB.remote().chunkCache().contains(victim)).isFalse();
+    }
+
+    @Test
+    void chunksThatVerifyButAreListedAtTheWrongOffsetsFailThePullOnTheFileDigest() throws IOException {
+        Snapshot source = guest().commit(hostA.local(), "snap-1");
+        hostA.remote().push(source, PushListener.NONE);
+        ObjectNode manifest = (ObjectNode) JSON.readTree(raw.get("snapshots/snap-1/manifest.json"));
+        for (JsonNode file : manifest.get("files")) {
+            if (file.get("path").asText().equals(SnapshotLayout.MEMORY_RANGES)) {
+                ObjectNode first = (ObjectNode) file.get("chunks").get(0);
+                ObjectNode second = (ObjectNode) file.get("chunks").get(1);
+                String firstHash = first.get("sha256").asText();
+                assertThat(second.get("length").asLong()).isEqualTo(first.get("length").asLong());
+                first.put("sha256", second.get("sha256").asText());
+                second.put("sha256", firstHash);
+            }
+        }
+        raw.put("snapshots/snap-1/manifest.json", JSON.writeValueAsBytes(manifest));
+
+        // every chunk is intact, so only the memory digest (computed from the placed chunks) can catch it
+        assertThatThrownBy(() -> hostB.remote().pull("snap-1", hostB.local(), PullOptions.forHost("54.0.0"), PullListener.NONE))
+                .isInstanceOf(PulledSnapshotInvalidException.class)
+                .satisfies(e -> assertThat(((PulledSnapshotInvalidException) e).problems())
+                        .singleElement().asString().startsWith(SnapshotLayout.MEMORY_RANGES + " has "));
+        assertThat(hostB.local().list()).isEmpty();
+        assertThat(hiddenEntries(hostB.local().snapshotsDirectory())).isEmpty();
     }
 
     @Test

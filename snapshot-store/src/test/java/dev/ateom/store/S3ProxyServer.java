@@ -63,6 +63,11 @@ public final class S3ProxyServer implements AutoCloseable {
         return port;
     }
 
+    /** CPU the server process has used so far (the benchmark charges each operation what it cost the server). */
+    Duration cpuTime() {
+        return process == null ? Duration.ZERO : process.info().totalCpuDuration().orElse(Duration.ZERO);
+    }
+
     String version() {
         return version;
     }

@@ -4,8 +4,10 @@ import dev.ateom.snapshot.DiskUsage;
 import dev.ateom.snapshot.Snapshot;
 import dev.ateom.snapshot.SnapshotStore;
 import java.io.IOException;
+import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
@@ -19,10 +21,13 @@ import software.amazon.awssdk.services.s3.model.GetObjectRequest;
 import software.amazon.awssdk.services.s3.model.PutObjectRequest;
 
 /**
- * Push and pull of a snapshot with a 256 MiB guest memory (half of it holes, the rest a mix of random, text-like
- * and zero pages) and a 256 MiB durable archive, beside uploading and downloading the same two files whole with
- * the same SDK client and the same s3proxy, in one run. Run with
- * {@code mvn -pl snapshot-store test -Dtest=StoreBenchmark -Dsurefire.excludedGroups=none}.
+ * Push and pull of a snapshot with a 256 MiB guest memory (40% of its 2 MiB pieces holes, the rest random or
+ * compressible pages with some zero pages among them) and a 256 MiB durable archive, beside uploading and downloading
+ * the same two files whole with the same SDK client and the same s3proxy, in one run; then a push after a small
+ * change (dedup) and a pull from a warm chunk cache. Each row also shows the CPU the client JVM and the s3proxy
+ * process spent on it: on a shared build host the wall time follows the CPU work more than anything else. Run with
+ * {@code mvn -pl snapshot-store test -Dtest=StoreBenchmark -Dsurefire.excludedGroups=none}; the table (markdown) is
+ * printed and written to {@code snapshot-store/target/store-benchmark.md}.
  */
 @Tag("benchmark")
 class StoreBenchmark {
@@ -31,6 +36,31 @@ class StoreBenchmark {
 
     @TempDir
     Path work;
+
+    private record Row(String operation, long millis, String ratio, long clientCpuMillis, long serverCpuMillis, String cpuRatio, String bytes) {
+    }
+
+    /** Wall time and the CPU of both sides for one step. */
+    private static final class Meter {
+        private final S3ProxyServer server;
+
+        Meter(S3ProxyServer server) {
+            this.server = server;
+        }
+
+        long[] measure(Step step) throws IOException {
+            long client = clientCpu();
+            long proxy = server.cpuTime().toMillis();
+            long start = System.nanoTime();
+            step.run();
+            long millis = (System.nanoTime() - start) / 1_000_000;
+            return new long[] {millis, clientCpu() - client, server.cpuTime().toMillis() - proxy};
+        }
+
+        private static long clientCpu() {
+            return ProcessHandle.current().info().totalCpuDuration().orElse(Duration.ZERO).toMillis();
+        }
+    }
 
     @Test
     void pushAndPullBesideWholeFileTransfers() throws IOException {
@@ -44,22 +74,23 @@ class StoreBenchmark {
             Path archive = snapshot.layout().durableArchive();
             long apparent = Files.size(memory) + Files.size(archive);
             long allocated = DiskUsage.of(memory).allocatedBytes() + Files.size(archive);
+            Meter meter = new Meter(server);
 
-            List<String[]> rows = new ArrayList<>();
+            List<Row> rows = new ArrayList<>();
             try (RemoteSnapshotStore storeA = RemoteSnapshotStore.open(settings, work.resolve("a/chunks"), 1L << 30, StoreTestBase.HOST_CPU);
                  RemoteSnapshotStore storeB = RemoteSnapshotStore.open(settings, work.resolve("b/chunks"), 1L << 30, StoreTestBase.HOST_CPU);
                  S3Client client = S3ClientFactory.create(settings)) {
-                long wholePut = time(() -> {
+                long[] wholePut = meter.measure(() -> {
                     client.putObject(PutObjectRequest.builder().bucket("bench").key("whole/memory-ranges").build(), RequestBody.fromFile(memory));
                     client.putObject(PutObjectRequest.builder().bucket("bench").key("whole/durable.tar").build(), RequestBody.fromFile(archive));
                 });
                 PushStatus[] pushed = new PushStatus[1];
-                long push = time(() -> pushed[0] = storeA.push(snapshot, PushListener.NONE));
+                long[] push = meter.measure(() -> pushed[0] = storeA.push(snapshot, PushListener.NONE));
                 Snapshot again = guest().durableFile("data/small/file-3", 64 * 1024, 999).commit(localA, "bench-2");
                 PushStatus[] repushed = new PushStatus[1];
-                long push2 = time(() -> repushed[0] = storeA.push(again, PushListener.NONE));
+                long[] push2 = meter.measure(() -> repushed[0] = storeA.push(again, PushListener.NONE));
 
-                long wholeGet = time(() -> {
+                long[] wholeGet = meter.measure(() -> {
                     Path target = Files.createDirectories(work.resolve("whole"));
                     client.getObject(GetObjectRequest.builder().bucket("bench").key("whole/memory-ranges").build(),
                             ResponseTransformer.toFile(target.resolve("memory-ranges")));
@@ -67,44 +98,61 @@ class StoreBenchmark {
                             ResponseTransformer.toFile(target.resolve("durable.tar")));
                 });
                 PullResult[] pulled = new PullResult[1];
-                long pull = time(() -> pulled[0] = storeB.pull("bench-1", localB, PullOptions.forHost("54.0.0"), PullListener.NONE));
+                long[] pull = meter.measure(() -> pulled[0] = storeB.pull("bench-1", localB, PullOptions.forHost("54.0.0"), PullListener.NONE));
                 localB.delete("bench-1");
-                long pullCached = time(() -> storeB.pull("bench-1", localB, PullOptions.forHost("54.0.0"), PullListener.NONE));
+                long[] pullCached = meter.measure(() -> storeB.pull("bench-1", localB, PullOptions.forHost("54.0.0"), PullListener.NONE));
 
-                long wire = pushed[0].bytesUploaded();
-                rows.add(row("upload whole files (2 PUTs)", wholePut, apparent, "1.00", mib(apparent) + " sent"));
-                rows.add(row("push (chunked, zstd, parallel " + settings.parallelism() + ")", push, apparent, ratio(wholePut, push),
-                        mib(wire) + " sent, " + pushed[0].chunksUploaded() + " chunks"));
-                rows.add(row("push of a variation (dedup)", push2, apparent, ratio(wholePut, push2),
+                rows.add(row("upload whole files (2 PUTs)", wholePut, wholePut, mib(apparent) + " sent"));
+                rows.add(row("push (chunked, zstd, parallel " + settings.parallelism() + ")", push, wholePut,
+                        mib(pushed[0].bytesUploaded()) + " sent, " + pushed[0].chunksUploaded() + " chunks"));
+                rows.add(row("push after a small change (dedup)", push2, wholePut,
                         mib(repushed[0].bytesUploaded()) + " sent, " + mib(repushed[0].bytesDeduplicated()) + " deduplicated"));
-                rows.add(row("download whole files (2 GETs)", wholeGet, apparent, "1.00", mib(apparent) + " received"));
-                rows.add(row("pull (chunks, verify, commit)", pull, apparent, ratio(wholeGet, pull),
-                        mib(pulled[0].status().bytesDownloaded()) + " received"));
-                rows.add(row("pull again from the chunk cache", pullCached, apparent, ratio(wholeGet, pullCached), "0 received"));
+                rows.add(row("download whole files (2 GETs)", wholeGet, wholeGet, mib(apparent) + " received"));
+                rows.add(row("pull (chunks, verify, commit)", pull, wholeGet,
+                        mib(pulled[0].status().bytesDownloaded()) + " received, " + pulled[0].status().chunksDownloaded() + " chunks"));
+                rows.add(row("pull from a warm chunk cache", pullCached, wholeGet, "0 received"));
             }
-            StringBuilder table = new StringBuilder(String.format(Locale.ROOT,
-                    "snapshot-store benchmark: memory-ranges %d MiB (%d MiB allocated) + durable.tar %d MiB, s3proxy %s on loopback%n",
-                    Files.size(memory) / MIB, DiskUsage.of(memory).allocatedBytes() / MIB, Files.size(archive) / MIB, server.version()));
-            table.append(String.format(Locale.ROOT, "%-40s %9s %10s %14s  %s%n", "operation", "ms", "MiB/s", "speed vs whole", "bytes"));
-            for (String[] row : rows) {
-                table.append(String.format(Locale.ROOT, "%-40s %9s %10s %14s  %s%n", (Object[]) row));
-            }
-            table.append(String.format(Locale.ROOT, "(MiB/s over the %d MiB apparent size; allocated %d MiB; speed > 1.00 = faster than whole files)%n",
-                    apparent / MIB, allocated / MIB));
+            String table = table(rows, server.version(), Files.size(memory), DiskUsage.of(memory).allocatedBytes(), Files.size(archive),
+                    apparent, allocated, settings.parallelism());
             System.out.print(table);
-            Files.writeString(Path.of(System.getProperty("ateom.repo.root", "."), "snapshot-store", "target", "store-benchmark.txt"),
-                    table.toString());
+            Files.writeString(Path.of(System.getProperty("ateom.repo.root", "."), "snapshot-store", "target", "store-benchmark.md"), table);
         }
     }
 
-    /** 256 MiB guest: every other 4 MiB region holds data, random or compressible in turn; the archive is half each. */
+    private static String table(List<Row> rows, String serverVersion, long memory, long memoryAllocated, long archive, long apparent,
+                                long allocated, int parallelism) {
+        StringBuilder table = new StringBuilder(String.format(Locale.ROOT,
+                "snapshot-store benchmark: memory-ranges %d MiB (%d MiB allocated) + durable.tar %d MiB, s3proxy %s on loopback, "
+                        + "parallelism %d, %d cores, load average %.1f at the end%n%n",
+                memory / MIB, memoryAllocated / MIB, archive / MIB, serverVersion, parallelism, Runtime.getRuntime().availableProcessors(),
+                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage()));
+        table.append("| operation | ms | MiB/s | speed vs whole | client CPU ms | s3proxy CPU ms | CPU vs whole | bytes |\n");
+        table.append("|---|---:|---:|---:|---:|---:|---:|---|\n");
+        for (Row row : rows) {
+            table.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %s | %d | %d | %s | %s |%n", row.operation(), row.millis(),
+                    apparent / (double) MIB / (row.millis() / 1000.0), row.ratio(), row.clientCpuMillis(), row.serverCpuMillis(), row.cpuRatio(),
+                    row.bytes()));
+        }
+        table.append(String.format(Locale.ROOT, "%n(MiB/s over the %d MiB apparent size; %d MiB allocated; speed > 1.00 = faster than the whole"
+                + " files; CPU = process CPU time of this JVM and of s3proxy during the step; CPU vs whole = (client + s3proxy CPU of the whole-file"
+                + " transfer) / (the same of the step), > 1.00 = cheaper, steadier than wall time on a shared host)%n", apparent / MIB, allocated / MIB));
+        return table.toString();
+    }
+
+    /** 256 MiB guest: of every five 2 MiB pieces two are holes; the others are random or compressible, each with a zero tail. */
     private static GuestSnapshot guest() {
         GuestSnapshot guest = new GuestSnapshot().memoryBytes(SIZE);
-        for (long region = 0; region < SIZE; region += 8L * MIB) {
-            if (region % (16L * MIB) == 0) {
-                guest.memory(region, 4 * MIB, region);
+        int piece = 2 * MIB;
+        for (int index = 0; index < SIZE / piece; index++) {
+            if (index % 5 == 1 || index % 5 == 3) {
+                continue;
+            }
+            long offset = (long) index * piece;
+            int data = piece - 64 * 4096; // 64 zero pages at the end of each data piece
+            if (index % 2 == 0) {
+                guest.memory(offset, data, offset);
             } else {
-                guest.compressibleMemory(region, 4 * MIB, region);
+                guest.compressibleMemory(offset, data, offset);
             }
         }
         for (int i = 0; i < 16; i++) {
@@ -124,18 +172,9 @@ class StoreBenchmark {
         void run() throws IOException;
     }
 
-    private static long time(Step step) throws IOException {
-        long start = System.nanoTime();
-        step.run();
-        return (System.nanoTime() - start) / 1_000_000;
-    }
-
-    private static String[] row(String what, long millis, long bytes, String ratio, String detail) {
-        return new String[] {what, Long.toString(millis), String.format(Locale.ROOT, "%.1f", bytes / (double) MIB / (millis / 1000.0)), ratio, detail};
-    }
-
-    private static String ratio(long baseline, long measured) {
-        return String.format(Locale.ROOT, "%.2f", baseline / (double) measured);
+    private static Row row(String what, long[] measured, long[] baseline, String bytes) {
+        return new Row(what, measured[0], String.format(Locale.ROOT, "%.2f", baseline[0] / (double) measured[0]), measured[1], measured[2],
+                String.format(Locale.ROOT, "%.2f", (baseline[1] + baseline[2]) / (double) Math.max(1, measured[1] + measured[2])), bytes);
     }
 
     private static String mib(long bytes) {

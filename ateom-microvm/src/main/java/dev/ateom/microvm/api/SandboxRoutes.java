@@ -4,7 +4,9 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.microvm.http.RequestBodies;
 import dev.ateom.microvm.sandbox.EgressSpec;
 import dev.ateom.microvm.http.Responses;
+import dev.ateom.microvm.operations.OperationRegistry;
 import dev.ateom.microvm.sandbox.ForkRequest;
+import dev.ateom.microvm.sandbox.Operation;
 import dev.ateom.microvm.sandbox.ProbeRequest;
 import dev.ateom.microvm.sandbox.RestoreOptions;
 import dev.ateom.microvm.sandbox.SandboxManager;
@@ -20,10 +22,12 @@ import java.util.Map;
 public final class SandboxRoutes extends RouteTable {
     private final SandboxManager manager;
     private final RequestBodies bodies;
+    private final AsyncAnswers answers;
 
-    public SandboxRoutes(SandboxManager manager, RequestBodies bodies) {
+    public SandboxRoutes(SandboxManager manager, RequestBodies bodies, OperationRegistry operations) {
         this.manager = manager;
         this.bodies = bodies;
+        this.answers = new AsyncAnswers(operations);
     }
 
     @Override
@@ -31,10 +35,15 @@ public final class SandboxRoutes extends RouteTable {
         routes(rules).post("/v1/sandboxes", this::create)
                 .get("/v1/sandboxes", (req, res) -> Responses.json(res, 200, Map.of("items", manager.list())))
                 .get("/v1/sandboxes/{id}", (req, res) -> Responses.json(res, 200, manager.get(id(req))))
-                .post("/v1/sandboxes/{id}/suspend", (req, res) -> Responses.json(res, 200, manager.suspend(id(req))))
-                .post("/v1/sandboxes/{id}/checkpoint", (req, res) -> Responses.json(res, 200, manager.checkpoint(id(req))))
-                .post("/v1/sandboxes/{id}/fork", (req, res) -> Responses.json(res, 200,
-                        manager.fork(id(req), bodies.readJson(req, ForkRequest.class))))
+                .post("/v1/sandboxes/{id}/suspend", (req, res) -> {
+                    var tags = SnapshotRequest.tags(req, bodies);
+                    answers.answer(req, res, Operation.SUSPEND, id(req), 200, id -> manager.suspend(id, tags));
+                })
+                .post("/v1/sandboxes/{id}/checkpoint", (req, res) -> {
+                    var tags = SnapshotRequest.tags(req, bodies);
+                    answers.answer(req, res, Operation.CHECKPOINT, id(req), 200, id -> manager.checkpoint(id, tags));
+                })
+                .post("/v1/sandboxes/{id}/fork", this::fork)
                 .post("/v1/sandboxes/{id}/resume", (req, res) -> Responses.json(res, 200,
                         manager.resume(id(req), bodies.readOptionalJson(req, ResumeRequest.class, ResumeRequest.NONE).options())))
                 .post("/v1/sandboxes/{id}/probe", (req, res) ->
@@ -48,10 +57,22 @@ public final class SandboxRoutes extends RouteTable {
         ObjectNode body = bodies.readJson(req, ObjectNode.class);
         boolean adopt = RestoreRequestFields.takeAdopt(body);
         RestoreOptions options = RestoreRequestFields.take(body);
+        if (AsyncAnswers.requested(req)) {
+            Operation operation = adopt ? Operation.RESUME : body.hasNonNull("fromSnapshot") ? Operation.CLONE : Operation.CREATE;
+            answers.start(req, res, operation, body.hasNonNull("id") ? body.path("id").asText() : null, 201, () -> adopt
+                    ? manager.adopt(body.path("fromSnapshot").asText(), options)
+                    : manager.create(bodies.convert(body, SandboxSpec.class), options));
+            return;
+        }
         var result = adopt ? manager.adopt(body.path("fromSnapshot").asText(), options)
                 : manager.create(bodies.convert(body, SandboxSpec.class), options);
         res.header("Location", "/v1/sandboxes/" + result.sandbox().id());
         Responses.json(res, 201, result);
+    }
+
+    private void fork(ServerRequest req, ServerResponse res) {
+        ForkRequest request = bodies.readJson(req, ForkRequest.class);
+        answers.answer(req, res, Operation.FORK, id(req), 200, id -> manager.fork(id, request));
     }
 
     private void delete(ServerRequest req, ServerResponse res) {

@@ -1,12 +1,14 @@
 package dev.ateom.microvm.api;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ateom.microvm.http.ApiException;
 import dev.ateom.microvm.http.Responses;
 import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.microvm.remote.RemoteSnapshots;
 import dev.ateom.microvm.remote.RemoteState;
 import dev.ateom.microvm.sandbox.NotFoundException;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
+import dev.ateom.microvm.sandbox.SnapshotFilter;
 import io.helidon.webserver.http.HttpRules;
 import dev.ateom.microvm.http.RouteTable;
 import io.helidon.webserver.http.ServerRequest;
@@ -47,10 +49,16 @@ public final class SnapshotRoutes extends RouteTable {
 
     private void list(ServerRequest req, ServerResponse res) {
         if (QueryFlags.flag(req, "remote")) {
+            for (String local : List.of("sandbox", "name", "label")) {
+                if (req.query().contains(local)) {
+                    throw ApiException.badRequest("query parameter '" + local + "' filters this host's snapshots; it cannot be "
+                            + "combined with remote=true");
+                }
+            }
             Responses.json(res, 200, Map.of("items", remote.list()));
             return;
         }
-        List<SnapshotCatalog.SnapshotSummary> local = snapshots.list();
+        List<SnapshotCatalog.SnapshotSummary> local = snapshots.list(filter(req));
         if (!remote.configured()) {
             Responses.json(res, 200, Map.of("items", local));
             return;
@@ -62,6 +70,13 @@ public final class SnapshotRoutes extends RouteTable {
             return item;
         }).toList();
         Responses.json(res, 200, Map.of("items", items));
+    }
+
+    /** {@code ?sandbox=&name=&label=k=v} ({@code label} may repeat); bad syntax is a 400 naming the parameter. */
+    private static SnapshotFilter filter(ServerRequest req) {
+        var query = req.query();
+        return SnapshotFilter.parse(query.contains("sandbox") ? query.get("sandbox") : null, query.contains("name") ? query.get("name") : null,
+                query.contains("label") ? query.all("label") : List.of());
     }
 
     private void inspect(ServerRequest req, ServerResponse res) {

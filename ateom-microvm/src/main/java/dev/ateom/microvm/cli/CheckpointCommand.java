@@ -2,6 +2,7 @@ package dev.ateom.microvm.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Parameters;
 
 import java.io.PrintStream;
@@ -11,10 +12,12 @@ import java.io.PrintStream;
         mixinStandardHelpOptions = true)
 final class CheckpointCommand extends ClientCommand {
     @Parameters(index = "0", paramLabel = "<sandbox>") String id;
+    @Mixin SnapshotTagOptions tags;
 
     @Override
     JsonNode call(DaemonClient client) throws Exception {
-        return ProgressLine.around("checkpointing " + id, () -> client.post("/v1/sandboxes/" + id + "/checkpoint", "{}"));
+        String body = tags.body();
+        return OperationWaiter.post(client, "checkpointing " + id, "/v1/sandboxes/" + id + "/checkpoint" + tags.query(), body);
     }
 
     @Override

@@ -90,10 +90,13 @@ final class DaemonClient {
             throw new ClientException(ExitCodes.API_ERROR, "interrupted");
         }
         JsonNode json = parse(res.body());
-        if (res.statusCode() >= 400) {
-            throw new ClientException(ExitCodes.forStatus(res.statusCode()), describeProblem(res.statusCode(), json, res.body()), json);
-        }
+        if (res.statusCode() >= 400) throw problem(res.statusCode(), json, res.body());
         return json;
+    }
+
+    /** The failure of a call answered {@code status} with {@code problem} ({@code raw}: the body, when it is not one). */
+    static ClientException problem(int status, JsonNode problem, String raw) {
+        return new ClientException(ExitCodes.forStatus(status), describeProblem(status, problem, raw), problem);
     }
 
     private static JsonNode parse(String body) {

@@ -21,7 +21,7 @@ final class ForkCommand extends ClientCommand {
     JsonNode call(DaemonClient client) throws Exception {
         ObjectNode body = new ObjectMapper().createObjectNode().put("count", count);
         if (namePrefix != null) body.put("namePrefix", namePrefix);
-        return ProgressLine.around("forking " + id + " x" + count, () -> client.post("/v1/sandboxes/" + id + "/fork", body.toString()));
+        return OperationWaiter.post(client, "forking " + id + " x" + count, "/v1/sandboxes/" + id + "/fork", body.toString());
     }
 
     @Override

@@ -4,6 +4,7 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
@@ -52,7 +53,7 @@ final class SandboxCommands {
             body.put("fromSnapshot", snapshot);
             body.putObject("identity").put("name", name).put("namespace", namespace);
             if (id != null) body.put("id", id);
-            return ProgressLine.around("cloning " + snapshot, () -> client.post("/v1/sandboxes", body.toString()));
+            return OperationWaiter.post(client, "cloning " + snapshot, "/v1/sandboxes", body.toString());
         }
 
         @Override
@@ -130,10 +131,12 @@ final class SandboxCommands {
     @Command(name = "suspend", description = "Suspend a running sandbox to a snapshot.", mixinStandardHelpOptions = true)
     static final class Suspend extends ClientCommand {
         @Parameters(index = "0", paramLabel = "<sandbox>") String id;
+        @Mixin SnapshotTagOptions tags;
 
         @Override
         JsonNode call(DaemonClient client) throws Exception {
-            return ProgressLine.around("suspending " + id, () -> client.post("/v1/sandboxes/" + id + "/suspend", "{}"));
+            String body = tags.body();
+            return OperationWaiter.post(client, "suspending " + id, "/v1/sandboxes/" + id + "/suspend" + tags.query(), body);
         }
 
         @Override

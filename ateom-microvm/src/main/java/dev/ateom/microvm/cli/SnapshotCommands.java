@@ -7,6 +7,10 @@ import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
 
 import java.io.PrintStream;
+import java.net.URLEncoder;
+import java.nio.charset.StandardCharsets;
+import java.util.Arrays;
+import java.util.StringJoiner;
 
 /** The snapshot subcommands of {@code ateom}. */
 final class SnapshotCommands {
@@ -16,9 +20,19 @@ final class SnapshotCommands {
             mixinStandardHelpOptions = true)
     static final class List extends ClientCommand {
         @Option(names = "--remote", description = "List the snapshot store instead of this host.") boolean remote;
+        @Option(names = "--sandbox", paramLabel = "<sandbox>", description = "Only the snapshots of this sandbox.") String sandbox;
+        @Option(names = "--name", paramLabel = "<name>", description = "Only the snapshot of this name.") String name;
+        @Option(names = "--label", paramLabel = "<key=value>", description = "Only snapshots with this label (repeatable; all must match).")
+        String[] labels;
 
         @Override
-        JsonNode call(DaemonClient client) { return client.get("/v1/snapshots" + (remote ? "?remote=true" : "")); }
+        JsonNode call(DaemonClient client) {
+            StringBuilder query = new StringBuilder(remote ? "&remote=true" : "");
+            if (sandbox != null) query.append("&sandbox=").append(URLEncoder.encode(sandbox, StandardCharsets.UTF_8));
+            if (name != null) query.append("&name=").append(URLEncoder.encode(name, StandardCharsets.UTF_8));
+            if (labels != null) query.append('&').append(SnapshotTagOptions.labelQuery(Arrays.asList(labels)));
+            return client.get("/v1/snapshots" + (query.isEmpty() ? "" : "?" + query.substring(1)));
+        }
 
         @Override
         void printTable(JsonNode result, PrintStream out) {
@@ -29,20 +43,30 @@ final class SnapshotCommands {
                 return;
             }
             boolean withStore = result.path("items").findParent("remote") != null;
-            TextTable table = withStore ? new TextTable("ID", "SANDBOX", "CREATED", "SIZE", "ON DISK", "REMOTE")
-                    : new TextTable("ID", "SANDBOX", "CREATED", "SIZE", "ON DISK");
+            TextTable table = withStore ? new TextTable("ID", "SANDBOX", "NAME", "LABELS", "PARENT", "CREATED", "SIZE", "ON DISK", "REMOTE")
+                    : new TextTable("ID", "SANDBOX", "NAME", "LABELS", "PARENT", "CREATED", "SIZE", "ON DISK");
             for (JsonNode s : result.path("items")) {
                 String size = humanBytes(s.path("sizeBytes").asLong());
                 String onDisk = humanBytes(s.path("allocatedBytes").asLong());
+                String name = s.path("name").asText("-");
+                String parent = s.path("parentSnapshotId").asText("-");
                 if (withStore) {
-                    table.row(s.path("id").asText(), s.path("sourceSandboxId").asText(), s.path("createdAt").asText(), size, onDisk,
-                            s.path("remote").path("state").asText("-"));
+                    table.row(s.path("id").asText(), s.path("sourceSandboxId").asText(), name, labels(s.path("labels")), parent,
+                            s.path("createdAt").asText(), size, onDisk, s.path("remote").path("state").asText("-"));
                 } else {
-                    table.row(s.path("id").asText(), s.path("sourceSandboxId").asText(), s.path("createdAt").asText(), size, onDisk);
+                    table.row(s.path("id").asText(), s.path("sourceSandboxId").asText(), name, labels(s.path("labels")), parent,
+                            s.path("createdAt").asText(), size, onDisk);
                 }
             }
             table.print(out);
         }
+    }
+
+    /** {@code k=v,k2=v2}, or {@code -} for none. */
+    private static String labels(JsonNode labels) {
+        StringJoiner pairs = new StringJoiner(",");
+        labels.fields().forEachRemaining(e -> pairs.add(e.getKey() + "=" + e.getValue().asText()));
+        return pairs.length() == 0 ? "-" : pairs.toString();
     }
 
     @Command(name = "push", description = "Push a snapshot to the snapshot store, with a progress bar; waits until it is pushed.",

@@ -52,6 +52,8 @@ public enum ConfigOption {
             + "empty: the daemon's own."),
     VMM_POOL("vmm-pool", "2", "Idle cloud-hypervisor processes kept started for create, clone and resume to claim (0: none; "
             + "always 0 when children do not die with the daemon)."),
+    OPERATION_RETENTION_SECONDS("operation-retention-seconds", "900", "Longest a finished asynchronous operation (?async=true) "
+            + "is kept for GET /v1/operations/{id}; one that was fetched finished goes 10 s after (at most half this)."),
     LOG_LEVEL("log-level", "INFO", "One of ERROR, WARNING, INFO, DEBUG, TRACE. Logs are JSON lines on stderr."),
     CONFIG("config", "/etc/ateom/ateom.yaml", "YAML file with any of these keys (flag names); missing file is fine unless named explicitly.");
 

@@ -32,7 +32,8 @@ public record DaemonConfig(
         NetworkConfig network,
         Optional<RemoteStoreConfig> snapshotStore,
         int vmmPool,
-        Duration idleMinimum) {
+        Duration idleMinimum,
+        Duration operationRetention) {
 
     public DaemonConfig {
         imageRoots = List.copyOf(imageRoots);

@@ -73,7 +73,8 @@ public final class DaemonConfigLoader {
                 network(values),
                 remoteStore(values),
                 intInRange(values.get(ConfigOption.VMM_POOL), 0, 64),
-                Duration.ofSeconds(intInRange(values.get(ConfigOption.IDLE_MINIMUM_SECONDS), 1, 86_400)));
+                Duration.ofSeconds(intInRange(values.get(ConfigOption.IDLE_MINIMUM_SECONDS), 1, 86_400)),
+                Duration.ofSeconds(intInRange(values.get(ConfigOption.OPERATION_RETENTION_SECONDS), 1, 86_400)));
     }
 
     /** The network options when {@code network} is on, each checked and named on failure; null when it is off. */

@@ -11,6 +11,7 @@ import dev.ateom.microvm.sandbox.NotFoundException;
 import dev.ateom.microvm.sandbox.OperationFailedException;
 import dev.ateom.microvm.sandbox.RemoteStoreException;
 import dev.ateom.microvm.sandbox.SandboxException;
+import dev.ateom.microvm.sandbox.SnapshotNameTakenException;
 import dev.ateom.microvm.sandbox.SnapshotInUseException;
 import dev.ateom.microvm.sandbox.SnapshotUnusableException;
 
@@ -31,6 +32,7 @@ public final class SandboxProblems {
             case BusyException busy -> problem(409, "invalid-state", "Operation not allowed in this state", busy);
             case SnapshotUnusableException unusable -> problem(422, "snapshot-unusable", "Snapshot cannot be restored", unusable);
             case SnapshotInUseException inUse -> problem(409, "snapshot-in-use", "Snapshot in use", inUse);
+            case SnapshotNameTakenException taken -> problem(409, "snapshot-name-taken", "Snapshot name already taken", taken);
             case HostToolsUnavailableException tools ->
                     problem(503, "host-tools-unavailable", "A host tool sandboxes need is not available", tools);
             case NetworkUnavailableException network -> problem(503, "network-unavailable", "No network for the sandbox", network);

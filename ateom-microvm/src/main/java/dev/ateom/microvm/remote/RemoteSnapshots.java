@@ -7,6 +7,7 @@ import dev.ateom.microvm.sandbox.RemoteStoreException;
 import dev.ateom.microvm.sandbox.SandboxLeases;
 import dev.ateom.microvm.sandbox.SandboxSpecValidator;
 import dev.ateom.microvm.sandbox.SnapshotFetcher;
+import dev.ateom.microvm.timing.OperationProgress;
 import dev.ateom.snapshot.Snapshot;
 import dev.ateom.snapshot.SnapshotStore;
 import dev.ateom.store.CpuInfo;
@@ -249,8 +250,10 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
         if (allowCpuMismatch) options = options.allowingCpuMismatch();
         long started = System.nanoTime();
         LOG.log(INFO, "snapshot " + snapshotId + " is not on this host: pulling it from " + config.settings().location());
+        OperationProgress progress = OperationProgress.current(); // an asynchronous clone shows the pull's bytes
+        progress.step("pull");
         try {
-            PullResult result = remote.pull(snapshotId, local, options, status -> { });
+            PullResult result = remote.pull(snapshotId, local, options, status -> progress.bytes(status.doneBytes(), status.totalBytes()));
             double seconds = (System.nanoTime() - started) / 1e9;
             metrics.pulled(result.status(), seconds);
             result.allowedMismatches().forEach(m -> LOG.log(WARNING, "snapshot " + snapshotId + " pulled although " + m.describe()

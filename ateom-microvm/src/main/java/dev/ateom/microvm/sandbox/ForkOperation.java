@@ -1,5 +1,7 @@
 package dev.ateom.microvm.sandbox;
 
+import dev.ateom.microvm.timing.OperationProgress;
+
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -43,6 +45,9 @@ final class ForkOperation {
         } else {
             throw new InvalidStateException(id, source.state(), Operation.FORK);
         }
+        OperationProgress progress = OperationProgress.current();
+        progress.admitted(id); // a running source was admitted by its checkpoint already
+        progress.step("clones");
         long cloning = System.nanoTime();
         List<ForkedClone> clones = new ParallelClones(restoreSlots).run(
                 request.clones(id, source.identity().namespace()), snapshotId, ids, create);

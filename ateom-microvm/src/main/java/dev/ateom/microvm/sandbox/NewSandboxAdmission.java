@@ -1,6 +1,7 @@
 package dev.ateom.microvm.sandbox;
 
 import dev.ateom.microvm.systeminfo.spec.SpecViolation;
+import dev.ateom.microvm.timing.OperationProgress;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,6 +52,8 @@ final class NewSandboxAdmission {
         }
         SandboxState taken = stateOfTaken.apply(id);
         if (taken != null) throw new AlreadyExistsException(id, taken);
+        // a pull is the long part of such a clone: an asynchronous one is admitted before it, to report its bytes
+        if (snapshots.wouldPull(request.fromSnapshot())) OperationProgress.current().admitted(id);
         snapshots.ensureLocal(request.fromSnapshot(), options.allowCpuMismatch());
         SnapshotCatalog.SnapshotHandle source = snapshots.open(request.fromSnapshot());
         requireSameNic(request, source);

@@ -7,8 +7,8 @@ package dev.ateom.microvm.sandbox;
  */
 public abstract sealed class SandboxException extends RuntimeException
         permits NotFoundException, AlreadyExistsException, InvalidSpecException, InvalidStateException, BusyException,
-        SnapshotUnusableException, SnapshotInUseException, HostToolsUnavailableException, NetworkUnavailableException,
-        OperationFailedException, RemoteStoreException, GuestProbeException {
+        SnapshotUnusableException, SnapshotInUseException, SnapshotNameTakenException, HostToolsUnavailableException,
+        NetworkUnavailableException, OperationFailedException, RemoteStoreException, GuestProbeException {
     private final String sandboxId;
     private final SandboxState state;
 

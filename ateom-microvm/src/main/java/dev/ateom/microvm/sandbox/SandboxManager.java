@@ -23,6 +23,7 @@ import dev.ateom.microvm.sandbox.operation.VmStarter;
 import dev.ateom.microvm.systeminfo.spec.ActorIdentity;
 import dev.ateom.microvm.systeminfo.spec.SpecViolation;
 import dev.ateom.microvm.timing.OperationMetrics;
+import dev.ateom.microvm.timing.OperationProgress;
 import dev.ateom.snapshot.Manifest;
 import dev.ateom.microvm.vm.VmmPool;
 import dev.ateom.virtiofsd.VirtiofsdLauncher;
@@ -43,6 +44,7 @@ import java.util.concurrent.Semaphore;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Consumer;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 import static java.lang.System.Logger.Level.INFO;
 import static java.lang.System.Logger.Level.WARNING;
@@ -122,7 +124,20 @@ public final class SandboxManager implements AutoCloseable {
      */
     public OperationResult adopt(String snapshotId, RestoreOptions options) {
         requireHypervisor();
-        context.snapshots().ensureLocal(snapshotId, options.allowCpuMismatch());
+        boolean pulledNow = context.snapshots().ensureLocal(snapshotId, options.allowCpuMismatch());
+        String id;
+        try {
+            id = registerAdopted(snapshotId);
+        } catch (RuntimeException refused) {
+            if (pulledNow) removePulledSnapshot(snapshotId, refused);
+            throw refused;
+        }
+        LOG.log(INFO, "adopted sandbox " + id + " from snapshot " + snapshotId + "; resuming it on this host");
+        return resume(id, options);
+    }
+
+    /** The adopted sandbox's lease, directories and SUSPENDED record; returns its id. On failure nothing of it is left. */
+    private String registerAdopted(String snapshotId) {
         SnapshotCatalog.SnapshotHandle handle = context.snapshots().open(snapshotId);
         Manifest.SourceSandbox source = handle.snapshot().manifest().source();
         String id = source.sandboxId();
@@ -140,11 +155,29 @@ public final class SandboxManager implements AutoCloseable {
             }
         } catch (RuntimeException e) {
             sandboxes.remove(id, entry);
-            leases.release(id);
+            // an adopt of the same sandbox on this host won the race: the lease (one per host) is the winner's now
+            if (!sandboxes.containsKey(id)) leases.release(id);
             throw e;
         }
-        LOG.log(INFO, "adopted sandbox " + id + " from snapshot " + snapshotId + "; resuming it on this host");
-        return resume(id, options);
+        return id;
+    }
+
+    /**
+     * A refused adopt (lease held, leases unavailable, id taken) leaves no snapshot it pulled behind, unless a sandbox
+     * of this host uses it by now (a concurrent adopt or clone of the same snapshot). A snapshot that was here before
+     * the request is never touched: the caller only comes here for one it pulled.
+     */
+    private void removePulledSnapshot(String snapshotId, RuntimeException refusal) {
+        boolean inUse = sandboxes.values().stream().map(SandboxEntry::record)
+                .anyMatch(r -> snapshotId.equals(r.latestSnapshotId()) || snapshotId.equals(r.sourceSnapshotId()));
+        if (inUse) return;
+        try {
+            context.snapshots().deleteIfPresent(snapshotId);
+            LOG.log(INFO, "adopt from snapshot " + snapshotId + " refused (" + refusal.getMessage() + "): removed the snapshot it pulled");
+        } catch (RuntimeException e) {
+            refusal.addSuppressed(e);
+            LOG.log(WARNING, "adopt from snapshot " + snapshotId + " refused; the snapshot it pulled could not be removed: " + e.getMessage());
+        }
     }
 
     /** Called with the snapshot id after every successful suspend (push-on-suspend); must return at once. */
@@ -170,6 +203,7 @@ public final class SandboxManager implements AutoCloseable {
                 sandboxes.remove(id, entry);
                 throw AlreadyExistsException.leftoverDirectory(id);
             }
+            OperationProgress.current().admitted(id);
             return plan.source() == null ? new CreateOperation(context).run(entry) : new CloneOperation(context, plan.source()).run(entry);
         } finally {
             // only a sandbox whose record is on disk exists: a create that could not even persist FAILED leaves nothing
@@ -190,8 +224,12 @@ public final class SandboxManager implements AutoCloseable {
         }
     }
 
-    public OperationResult suspend(String id) {
-        OperationResult result = runOn(id, Operation.SUSPEND, new SuspendOperation(context)::run);
+    public OperationResult suspend(String id) { return suspend(id, SnapshotTags.NONE); }
+
+    /** Suspend, the snapshot named and labelled as {@code tags} says (refused before anything is paused if it cannot be). */
+    public OperationResult suspend(String id, SnapshotTags tags) {
+        requireValid(tags);
+        OperationResult result = runOn(id, Operation.SUSPEND, entry -> withName(entry, tags, () -> new SuspendOperation(context, tags).run(entry)));
         afterSuspend.accept(result.snapshotId());
         return result;
     }
@@ -202,12 +240,32 @@ public final class SandboxManager implements AutoCloseable {
     public OperationResult resume(String id, RestoreOptions options) {
         return runOn(id, Operation.RESUME, entry -> {
             leases.requireNotHeldByAnother(id);
+            OperationProgress.current().admitted(id);
             return new ResumeOperation(context, options).run(entry);
         });
     }
 
     /** A snapshot of a running sandbox that keeps running; the guest is paused only for the snapshot and the archive. */
-    public OperationResult checkpoint(String id) { return runOn(id, Operation.CHECKPOINT, new CheckpointOperation(context)::run); }
+    public OperationResult checkpoint(String id) { return checkpoint(id, SnapshotTags.NONE); }
+
+    /** Checkpoint, the snapshot named and labelled as {@code tags} says (refused before anything is paused if it cannot be). */
+    public OperationResult checkpoint(String id, SnapshotTags tags) {
+        requireValid(tags);
+        return runOn(id, Operation.CHECKPOINT, entry -> withName(entry, tags, () -> new CheckpointOperation(context, tags).run(entry)));
+    }
+
+    private static void requireValid(SnapshotTags tags) {
+        List<SpecViolation> violations = tags.violations();
+        if (!violations.isEmpty()) throw new InvalidSpecException(violations);
+    }
+
+    /** Runs a snapshotting operation holding its snapshot's name, so no other snapshot can take it meanwhile. */
+    private OperationResult withName(SandboxEntry entry, SnapshotTags tags, Supplier<OperationResult> operation) {
+        try (var name = context.snapshots().reserveName(tags.name(), entry.record().id(), entry.record().state())) {
+            OperationProgress.current().admitted(entry.record().id()); // ?async=true answers 202 from here
+            return operation.get();
+        }
+    }
 
     /**
      * N clones of one sandbox: one checkpoint when it runs (its latest snapshot when it is suspended), then the clones
@@ -304,6 +362,9 @@ public final class SandboxManager implements AutoCloseable {
         // the adopted sandboxes' deadlines are in their records: one already past is acted on at the first tick
         idleTimeouts.start();
     }
+
+    /** Called once the API answers: the warm VMM pool starts filling (not before, so it does not slow the start). */
+    public void startVmmPool() { pool.startFilling(); }
 
     @Override
     public void close() {

@@ -2,6 +2,7 @@ package dev.ateom.microvm.sandbox;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.ateom.microvm.json.ApiJson;
+import dev.ateom.microvm.timing.OperationProgress;
 import dev.ateom.snapshot.ArchiveCompression;
 import dev.ateom.snapshot.ArchiveProgress;
 import dev.ateom.snapshot.ChvConfigPolicy;
@@ -34,6 +35,7 @@ import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Predicate;
 
@@ -51,6 +53,7 @@ public final class SnapshotCatalog {
     private Predicate<String> protectedSnapshot = id -> false;
     private SnapshotFetcher fetcher = SnapshotFetcher.NONE;
     private Map<String, String> hostAnnotations = Map.of();
+    private final Set<String> reservedNames = ConcurrentHashMap.newKeySet();
 
     public SnapshotCatalog(SnapshotStore store, Path sandboxesDir) {
         this.store = store;
@@ -72,16 +75,22 @@ public final class SnapshotCatalog {
     /**
      * Summary row for listings. An unusable snapshot (corrupt or tampered dir) has {@code usable}
      * false, its {@code problem}, and nulls/zeros for what could not be read; it can still be deleted.
+     * {@code name} and {@code labels} are what the suspend or checkpoint asked for; {@code parentSnapshotId} the
+     * snapshot the sandbox's VM had been restored from when this one was taken (null: it had booted).
      */
     public record SnapshotSummary(String id, String sourceSandboxId, String sourceName, Instant createdAt, long sizeBytes,
-                                  long allocatedBytes, boolean usable, String problem) {}
+                                  long allocatedBytes, boolean usable, String problem, String name, Map<String, String> labels,
+                                  String parentSnapshotId) {}
 
     // ------------------------------------------------------------------ making snapshots
 
-    public Staging begin(String sandboxId) {
+    public Staging begin(String sandboxId) { return begin(sandboxId, SnapshotTags.NONE); }
+
+    /** A snapshot of {@code sandboxId} that will carry {@code tags} (checked by the caller, see {@link #reserveName}). */
+    public Staging begin(String sandboxId, SnapshotTags tags) {
         String id = sandboxId + "-" + HexFormat.of().formatHex(randomBytes(4));
         try {
-            return new Staging(store.stage(id));
+            return new Staging(store.stage(id), tags);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a staging dir for a snapshot of " + sandboxId, e);
         }
@@ -90,14 +99,18 @@ public final class SnapshotCatalog {
     /** A snapshot being built; see {@link SnapshotStaging}. */
     public final class Staging {
         private final SnapshotStaging staging;
+        private final SnapshotTags tags;
 
-        Staging(SnapshotStaging staging) { this.staging = staging; }
+        Staging(SnapshotStaging staging, SnapshotTags tags) {
+            this.staging = staging;
+            this.tags = tags;
+        }
 
         public Path chvDir() { return staging.chvDirectory(); }
 
         public void archiveDurable(Path durableDir) {
             try {
-                staging.archiveDurable(durableDir, ArchiveCompression.NONE, progressLog(staging.snapshotId()));
+                staging.archiveDurable(durableDir, ArchiveCompression.NONE, alsoToOperation(progressLog(staging.snapshotId()), durableDir));
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot archive durable dir " + durableDir, e);
             }
@@ -112,6 +125,8 @@ public final class SnapshotCatalog {
                 String spec = ApiJson.mapper().writeValueAsString(record.spec());
                 Map<String, String> annotations = new LinkedHashMap<>(hostAnnotations);
                 annotations.put(SPEC_ANNOTATION, spec);
+                // the parent: what the running VM was restored from (its runtime says so), not the sandbox's latest snapshot
+                SnapshotAnnotations.put(annotations, tags, record.runtime() == null ? null : record.runtime().restoredFromSnapshotId());
                 return staging.commit(new SnapshotMetadata(source, chvVersion, shares, annotations)).id();
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot commit snapshot " + staging.snapshotId() + " of " + record.id(), e);
@@ -134,10 +149,21 @@ public final class SnapshotCatalog {
         return SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches() && store.read(id).isPresent();
     }
 
-    /** Makes sure the snapshot is on this host, pulling it from the store if it is not (see {@link SnapshotFetcher}). */
-    public void ensureLocal(String id, boolean allowCpuMismatch) {
+    /** Whether {@link #ensureLocal} would pull the snapshot from the store (it is not here and a store is configured). */
+    public boolean wouldPull(String id) {
+        return fetcher != SnapshotFetcher.NONE && SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches() && !isLocal(id);
+    }
+
+    /**
+     * Makes sure the snapshot is on this host, pulling it from the store if it is not (see {@link SnapshotFetcher}).
+     *
+     * @return whether it was pulled now (it was not here before), so a refused request can remove what it brought
+     */
+    public boolean ensureLocal(String id, boolean allowCpuMismatch) {
         if (!SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches()) throw NotFoundException.snapshot(id);
-        if (!isLocal(id)) fetcher.fetch(id, allowCpuMismatch);
+        if (isLocal(id)) return false;
+        fetcher.fetch(id, allowCpuMismatch);
+        return true;
     }
 
     /** {@link #open} plus the config.json check, for a resume (whose spec was validated when the sandbox was made). */
@@ -198,7 +224,8 @@ public final class SnapshotCatalog {
     /** Lays the snapshot's durable archive at {@code target} (which must not exist), complete or not at all. */
     public void extractDurable(SnapshotHandle handle, Path target) {
         try {
-            DurableArchive.extract(handle.snapshot().layout().durableArchive(), target, extractOptions(handle));
+            DurableArchive.extract(handle.snapshot().layout().durableArchive(), target, extractOptions(handle)
+                    .withProgress(toOperation(handle.snapshot().manifest().durableArchive().contentBytes())));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot extract the durable archive of snapshot " + handle.id() + " into " + target, e);
         }
@@ -230,12 +257,17 @@ public final class SnapshotCatalog {
 
     // ------------------------------------------------------------------ listing, inspection, deletion
 
-    public List<SnapshotSummary> list() {
+    public List<SnapshotSummary> list() { return list(SnapshotFilter.ALL); }
+
+    /** The snapshots {@code filter} matches (unusable ones only with an empty filter). */
+    public List<SnapshotSummary> list(SnapshotFilter filter) {
         List<SnapshotSummary> out = new ArrayList<>();
         try {
             for (StoredSnapshot stored : store.readAll()) {
-                out.add(stored.snapshot().map(SnapshotCatalog::summary)
-                        .orElseGet(() -> new SnapshotSummary(stored.id(), null, null, null, 0, 0, false, stored.problem().orElse(null))));
+                SnapshotSummary summary = stored.snapshot().map(SnapshotCatalog::summary)
+                        .orElseGet(() -> new SnapshotSummary(stored.id(), null, null, null, 0, 0, false, stored.problem().orElse(null),
+                                null, Map.of(), null));
+                if (filter.matches(summary)) out.add(summary);
             }
         } catch (IOException e) {
             throw new UncheckedIOException("cannot list snapshots", e);
@@ -256,6 +288,10 @@ public final class SnapshotCatalog {
         try {
             SnapshotInspector.Summary summary = SnapshotInspector.summarize(snapshot);
             report.put("id", id);
+            SnapshotTags tags = SnapshotAnnotations.tags(snapshot.manifest());
+            report.put("name", tags.name());
+            report.put("labels", tags.labels());
+            report.put("parentSnapshotId", SnapshotAnnotations.parent(snapshot.manifest()));
             report.put("summary", summary);
             Optional<Path> systemInfoDir = Optional.of(sandboxesDir.resolve(snapshot.manifest().source().sandboxId()).resolve("system-info"))
                     .filter(Files::isDirectory);
@@ -303,6 +339,29 @@ public final class SnapshotCatalog {
         return found.stream().map(Snapshot::id).toList();
     }
 
+    /**
+     * Holds {@code name} for a snapshot about to be taken, until the returned reservation is closed (after the commit,
+     * when the snapshot itself holds it, or after a failure): refused when a snapshot on this host has it or another
+     * operation holds it, so two concurrent suspends cannot both take it. A null name reserves nothing.
+     */
+    public NameReservation reserveName(String name, String sandboxId, SandboxState state) {
+        if (name == null) return () -> { };
+        if (!reservedNames.add(name)) throw new SnapshotNameTakenException(name, sandboxId, state);
+        try {
+            if (!list(new SnapshotFilter(null, name, Map.of())).isEmpty()) throw new SnapshotNameTakenException(name, sandboxId, state);
+        } catch (RuntimeException e) {
+            reservedNames.remove(name);
+            throw e;
+        }
+        return () -> reservedNames.remove(name);
+    }
+
+    /** A reserved snapshot name; closing it gives the name back (a committed snapshot keeps it by holding it). */
+    public interface NameReservation extends AutoCloseable {
+        @Override
+        void close();
+    }
+
     private StoredSnapshot read(String id) {
         if (!SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches()) throw NotFoundException.snapshot(id);
         return store.read(id).orElseThrow(() -> NotFoundException.snapshot(id));
@@ -318,8 +377,9 @@ public final class SnapshotCatalog {
                 // a missing file shows as 0 here; inspect and verify report it
             }
         }
+        SnapshotTags tags = SnapshotAnnotations.tags(s.manifest());
         return new SnapshotSummary(s.id(), s.manifest().source().sandboxId(), s.manifest().source().name(),
-                s.manifest().createdAt(), size, allocated, true, null);
+                s.manifest().createdAt(), size, allocated, true, null, tags.name(), tags.labels(), SnapshotAnnotations.parent(s.manifest()));
     }
 
     /** Long archives show progress: a log line every 256 MiB. */
@@ -332,6 +392,22 @@ public final class SnapshotCatalog {
                 LOG.log(System.Logger.Level.INFO, "snapshot " + snapshotId + ": archived " + (bytes >> 20) + " MiB in " + entries + " entries");
             }
         };
+    }
+
+    /** An asynchronous operation also sees the archive's bytes, of a total counted first (see {@link DurableSizeEstimate}). */
+    private static ArchiveProgress alsoToOperation(ArchiveProgress log, Path durableDir) {
+        if (OperationProgress.current() == OperationProgress.NONE) return log;
+        ArchiveProgress operation = toOperation(DurableSizeEstimate.of(durableDir));
+        return (bytes, entries) -> {
+            log.onProgress(bytes, entries);
+            operation.onProgress(bytes, entries);
+        };
+    }
+
+    /** The current operation's bytes of the step, of {@code total} (-1: unknown). */
+    private static ArchiveProgress toOperation(long total) {
+        OperationProgress operation = OperationProgress.current();
+        return operation == OperationProgress.NONE ? ArchiveProgress.NONE : (bytes, entries) -> operation.bytes(bytes, total);
     }
 
     private static byte[] randomBytes(int n) {

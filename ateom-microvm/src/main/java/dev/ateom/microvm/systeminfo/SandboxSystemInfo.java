@@ -25,7 +25,7 @@ import java.util.Optional;
  * (the share root; one directory per volume). Obtained from {@link SystemInfoService#forSandbox}.
  * The daemon calls {@link #writeAll} on create, {@link #startSync} while the VM runs (closing the
  * sync before the VM is paused), and {@link #regenerateWhileSaved} on resume and clone before
- * the share's virtiofsd starts.
+ * the VM is restored (while the share's virtiofsd starts: it writes inside the root, which stays the same dir).
  */
 public final class SandboxSystemInfo {
     private static final System.Logger LOG = System.getLogger(SandboxSystemInfo.class.getName());

@@ -1,12 +1,15 @@
 package dev.ateom.microvm.timing;
 
+import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
 /** Times the named steps of one operation, in order, for the API answer and the logs. */
 public final class StepTimer {
-    private final Map<String, Long> millis = new LinkedHashMap<>();
+    /** Synchronized: a step beside the others ends on its own thread. */
+    private final Map<String, Long> millis = Collections.synchronizedMap(new LinkedHashMap<>());
     private final long start = System.nanoTime();
     private final String operation;
 
@@ -38,23 +41,48 @@ public final class StepTimer {
         });
     }
 
+    /**
+     * A step run on a virtual thread beside the caller's next steps (the caller joins it): its crash and fail point
+     * fire here, before it starts; its time takes its place in the order where it started.
+     */
+    public <T> CompletableFuture<T> stepBeside(String name, Supplier<T> work) {
+        CrashPoints.before(operation, name);
+        FailPoints.before(operation, name);
+        OperationProgress.current().step(name); // the thread it runs on does not carry the operation's progress
+        millis.put(name, 0L);
+        CompletableFuture<T> result = new CompletableFuture<>();
+        Thread.ofVirtual().name(operation + "-" + name).start(() -> {
+            try {
+                result.complete(timed(name, work));
+            } catch (Throwable e) {
+                result.completeExceptionally(e);
+            }
+        });
+        return result;
+    }
+
     /** A span that is not one step (a checkpoint's pause window covers several), reported beside the steps. */
     public void span(String name, long startNanos, long endNanos) {
         millis.put(name, (endNanos - startNanos) / 1_000_000);
     }
 
     private <T> T timed(String name, Supplier<T> work) {
+        OperationProgress.current().step(name);
         long t0 = System.nanoTime();
         try {
             return work.get();
         } finally {
+            // a step beside the others replaces its placeholder; a repeated step adds up
             millis.merge(name, (System.nanoTime() - t0) / 1_000_000, Long::sum);
         }
     }
 
     /** The steps so far plus {@code total}. */
     public Map<String, Long> timings() {
-        Map<String, Long> out = new LinkedHashMap<>(millis);
+        Map<String, Long> out;
+        synchronized (millis) {
+            out = new LinkedHashMap<>(millis);
+        }
         out.put("total", (System.nanoTime() - start) / 1_000_000);
         return out;
     }

@@ -66,7 +66,7 @@ public final class VmmPool implements AutoCloseable {
     }
 
     /**
-     * Reclaims {@code <runDir>/.vmm-pool} (kills what a previous daemon left there) and starts filling it.
+     * Reclaims {@code <runDir>/.vmm-pool} (kills what a previous daemon left there); {@link #startFilling} fills it.
      *
      * @param binary the CHV binary, or empty when there is none (then the pool stays empty)
      * @param size   members to keep; 0 disables the pool
@@ -81,9 +81,16 @@ public final class VmmPool implements AutoCloseable {
             } catch (IOException e) {
                 throw new UncheckedIOException("cannot create " + poolDir, e);
             }
-            pool.refiller.start();
         }
         return pool;
+    }
+
+    /**
+     * Starts the background fill, once the daemon answers: its process starts would otherwise compete with the
+     * daemon's own start for the CPU (each stand-in member is a JVM). A claim before then starts a CHV cold.
+     */
+    public void startFilling() {
+        if (size > 0 && refiller.getState() == Thread.State.NEW) refiller.start();
     }
 
     /**

@@ -118,6 +118,25 @@ final class DaemonHarness implements AutoCloseable {
                 .findFirst().orElse(-1);
     }
 
+    /**
+     * Waits (up to a minute) until no sandbox has processes being stopped after its suspend answered: a suspended
+     * sandbox's record names its runtime until they are stopped.
+     */
+    void awaitTeardowns() throws Exception {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (hasSuspendedWithRuntime()) {
+            if (System.nanoTime() > deadline) throw new IllegalStateException("a suspended sandbox's processes were not stopped");
+            Thread.sleep(10);
+        }
+    }
+
+    private boolean hasSuspendedWithRuntime() throws Exception {
+        for (var sandbox : get("/v1/sandboxes").body().path("items")) {
+            if (sandbox.path("state").asText().equals("SUSPENDED") && sandbox.has("runtime")) return true;
+        }
+        return false;
+    }
+
     /** Waits (up to a minute) until the VMM pool holds as many idle members as it keeps, so no member is half-started. */
     void awaitPoolFull() throws Exception {
         long deadline = System.nanoTime() + 60_000_000_000L;

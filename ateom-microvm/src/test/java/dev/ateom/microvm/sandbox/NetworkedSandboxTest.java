@@ -104,6 +104,7 @@ class NetworkedSandboxTest {
 
         var suspended = daemon.post("/v1/sandboxes/net-a/suspend", "{}");
         assertThat(suspended.status()).as(suspended.body().toString()).isEqualTo(200);
+        daemon.awaitTeardowns(); // the slot goes with the processes, after the answer
         assertThat(slotNamespaces()).as("a suspended sandbox holds no slot").isEmpty();
         String snapshot = suspended.body().path("snapshotId").asText();
 

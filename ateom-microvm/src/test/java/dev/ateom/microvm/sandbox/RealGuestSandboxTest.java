@@ -74,6 +74,7 @@ class RealGuestSandboxTest {
         awaitGuestFile(probe, "/run/ate/secrets/token", "token-v2");
         assertThat(probe.pread(held).text()).as("held descriptor while running").isEqualTo("token-v1");
 
+        long activity = probe.activity();
         var suspended = daemon.post("/v1/sandboxes/guest-a/suspend", "{}");
         assertThat(suspended.status()).as(suspended.body().toString()).isEqualTo(200);
         String snapshot = suspended.body().path("snapshotId").asText();
@@ -82,7 +83,13 @@ class RealGuestSandboxTest {
         assertThat(resumed.body().path("timingsMs").has("clock")).isTrue();
 
         probe = probe(resumed.body().path("sandbox"));
+        // the activity counter the idle timeout polls: kept in the restored memory, and the daemon's own commands
+        // (readiness ping, settime after the restore, activity) do not move it; any other command does
+        assertThat(probe.activity()).as("activity after the resume's ping and settime").isEqualTo(activity);
+        probe.ping();
+        assertThat(probe.activity()).isEqualTo(activity);
         assertThat(probe.whoami().text()).as("through the descriptor held since boot").isEqualTo("guest-a");
+        assertThat(probe.activity()).as("whoami is use of the guest").isEqualTo(activity + 1);
         assertThat(probe.cat("/data/data/hello.txt").text()).isEqualTo("persist me");
         assertThat(probe.cat("/run/ate/secrets/token").text()).isEqualTo("token-v2");
         // ... and the newest content after a suspend/resume, not EIO

@@ -6,6 +6,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.microvm.Main;
 import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.json.ApiJson;
+import dev.ateom.microvm.remote.RemoteSnapshots;
 import dev.ateom.store.S3ProxyServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -22,10 +23,16 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.EnumMap;
+import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -104,12 +111,18 @@ class SnapshotStoreDaemonTest {
         assertThat(local.body().path("local").asBoolean()).isTrue();
         assertThat(local.body().path("verification").path("problems")).as(local.body().toString()).isEmpty();
 
-        // the second clone finds the snapshot on B: nothing is pulled again
-        var second = hostB.post("/v1/sandboxes", cloneRequest(snapshotId, "moved-2"));
-        assertThat(second.status()).as(second.body().toString()).isEqualTo(201);
-        assertThat(second.body().path("timingsMs").has("pull")).isFalse();
+        double downloaded = downloadedBytes(hostB);
+        assertThat(downloaded).isPositive();
 
-        for (String id : List.of("moved-1", "moved-2")) assertThat(hostB.delete("/v1/sandboxes/" + id).status()).isEqualTo(204);
+        // the second and third clones find the snapshot on B: nothing is downloaded again
+        for (String id : List.of("moved-2", "moved-3")) {
+            var again = hostB.post("/v1/sandboxes", cloneRequest(snapshotId, id));
+            assertThat(again.status()).as(again.body().toString()).isEqualTo(201);
+            assertThat(again.body().path("timingsMs").has("pull")).isFalse();
+        }
+        assertThat(downloadedBytes(hostB)).as("bytes downloaded after three clones").isEqualTo(downloaded);
+
+        for (String id : List.of("moved-1", "moved-2", "moved-3")) assertThat(hostB.delete("/v1/sandboxes/" + id).status()).isEqualTo(204);
         assertThat(hostA.delete("/v1/sandboxes/move-1?deleteSnapshots=true").status()).isEqualTo(204);
     }
 
@@ -259,6 +272,55 @@ class SnapshotStoreDaemonTest {
     }
 
     @Test
+    void aStoreThatRefusesIsAWarningNamingTheOptionAnd502sWhileLocalFeaturesWork(@TempDir Path other) throws Exception {
+        Map<ConfigOption, String> unknownBucket = new EnumMap<>(storeFlags("host-d", true));
+        unknownBucket.put(ConfigOption.SNAPSHOT_STORE, "s3://no-such-bucket/x");
+        assertRefusedStore(other.resolve("bucket"), unknownBucket, "check snapshot-store)");
+
+        // no credentials anywhere the SDK looks: no aws.* properties, no environment, an empty profile file, no EC2 metadata
+        Map<String, String> saved = new HashMap<>();
+        for (String key : List.of("aws.accessKeyId", "aws.secretAccessKey")) saved.put(key, System.clearProperty(key));
+        System.setProperty("aws.sharedCredentialsFile", Files.writeString(Files.createDirectories(other).resolve("no-credentials"), "").toString());
+        System.setProperty("aws.configFile", other.resolve("no-credentials").toString());
+        System.setProperty("aws.disableEc2Metadata", "true");
+        try {
+            assertRefusedStore(other.resolve("credentials"), storeFlags("host-e", true), "check credentials (AWS_ACCESS_KEY_ID");
+        } finally {
+            saved.forEach(System::setProperty);
+            for (String key : List.of("aws.sharedCredentialsFile", "aws.configFile", "aws.disableEc2Metadata")) System.clearProperty(key);
+        }
+    }
+
+    /** A daemon on {@code flags} warns at start naming {@code option}, answers store requests 502, and creates sandboxes. */
+    private static void assertRefusedStore(Path root, Map<ConfigOption, String> flags, String option) throws Exception {
+        List<String> warnings = new CopyOnWriteArrayList<>();
+        Logger logger = Logger.getLogger(RemoteSnapshots.class.getName());
+        Handler capture = new Handler() {
+            @Override public void publish(LogRecord record) {
+                if (record.getLevel().intValue() >= Level.WARNING.intValue()) warnings.add(record.getMessage());
+            }
+            @Override public void flush() { }
+            @Override public void close() { }
+        };
+        logger.addHandler(capture);
+        try (DaemonHarness refused = new DaemonHarness(Files.createDirectories(root), flags)) {
+            assertThat(warnings).as("warnings at start").anySatisfy(w -> assertThat(w).contains(option));
+            var list = refused.get("/v1/snapshots?remote=true");
+            assertThat(list.status()).as(list.body().toString()).isEqualTo(502);
+            assertThat(list.body().path("type").asText()).endsWith("snapshot-store-error");
+            assertThat(list.body().path("detail").asText()).contains(option);
+            var gc = refused.post("/v1/store/gc", "");
+            assertThat(gc.status()).as(gc.body().toString()).isEqualTo(502);
+            assertThat(gc.body().path("detail").asText()).contains(option);
+            assertThat(refused.get("/v1/store").body().path("usable").asBoolean(true)).isFalse();
+            refused.createOk(refused.spec("local-1", "local-1"));
+            assertThat(refused.delete("/v1/sandboxes/local-1").status()).isEqualTo(204);
+        } finally {
+            logger.removeHandler(capture);
+        }
+    }
+
+    @Test
     void adoptIsRefusedWhereLeasesCannotBeHadAndMovesTheSandboxWithLeasesOff(@TempDir Path other) throws Exception {
         String notes = "moves with its identity " + randomHex();
         String snapshotId = createWriteAndSuspend(hostA, "adopt-1", notes);
@@ -273,6 +335,7 @@ class SnapshotStoreDaemonTest {
         assertThat(refused.body().path("detail").asText()).contains("snapshot-store-leases");
         assertThat(hostB.get("/v1/sandboxes/adopt-1").status()).isEqualTo(404);
         assertThat(hostB.stateDir().resolve("sandboxes/adopt-1")).doesNotExist();
+        assertThat(hostB.stateDir().resolve("snapshots").resolve(snapshotId)).as("the snapshot the refused adopt pulled").doesNotExist();
         var withIdentity = hostB.post("/v1/sandboxes", adopt.deepCopy().set("identity", ApiJson.mapper().createObjectNode().put("name", "x")));
         assertThat(withIdentity.status()).isEqualTo(400);
         assertThat(withIdentity.body().path("errors").get(0).path("field").asText()).isEqualTo("identity");
@@ -334,7 +397,7 @@ class SnapshotStoreDaemonTest {
         }
     }
 
-    private static String createWriteAndSuspend(DaemonHarness host, String id, String notes) throws Exception {
+    static String createWriteAndSuspend(DaemonHarness host, String id, String notes) throws Exception {
         host.createOk(host.spec(id, id));
         Files.writeString(host.stateDir().resolve("sandboxes/" + id + "/durable/data/notes.txt"), notes);
         var suspended = host.post("/v1/sandboxes/" + id + "/suspend", "{}");
@@ -349,13 +412,13 @@ class SnapshotStoreDaemonTest {
     }
 
     /** Waits (bounded) until the snapshot's push is over and asserts it pushed; returns {@code remote}. */
-    private static JsonNode awaitPushed(DaemonHarness host, String snapshotId) throws Exception {
+    static JsonNode awaitPushed(DaemonHarness host, String snapshotId) throws Exception {
         JsonNode remote = awaitSettled(host, snapshotId);
         assertThat(remote.path("state").asText()).as(remote.toString()).isEqualTo("pushed");
         return remote;
     }
 
-    private static JsonNode awaitSettled(DaemonHarness host, String snapshotId) throws Exception {
+    static JsonNode awaitSettled(DaemonHarness host, String snapshotId) throws Exception {
         List<String> seen = new ArrayList<>();
         for (int i = 0; i < 1200; i++) {
             JsonNode remote = host.get("/v1/snapshots/" + snapshotId).body().path("remote");
@@ -365,6 +428,13 @@ class SnapshotStoreDaemonTest {
             Thread.sleep(100);
         }
         throw new AssertionError("push of " + snapshotId + " did not finish; states seen: " + seen);
+    }
+
+    /** {@code ateom_store_bytes_total{direction="downloaded"}} of a host (0 before its first pull). */
+    private static double downloadedBytes(DaemonHarness host) throws Exception {
+        String prefix = "ateom_store_bytes_total{direction=\"downloaded\"} ";
+        return host.metrics().lines().filter(l -> l.startsWith(prefix)).mapToDouble(l -> Double.parseDouble(l.substring(prefix.length())))
+                .findFirst().orElse(0);
     }
 
     /** The first chunk of {@code file} in the stored remote manifest. */
@@ -381,7 +451,7 @@ class SnapshotStoreDaemonTest {
         return s3.dataDirectory().resolve(BUCKET).resolve(PREFIX).resolve(key);
     }
 
-    private static String randomHex() {
+    static String randomHex() {
         byte[] random = new byte[8];
         ThreadLocalRandom.current().nextBytes(random);
         return HexFormat.of().formatHex(random);

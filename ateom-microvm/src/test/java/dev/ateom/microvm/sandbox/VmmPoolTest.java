@@ -45,6 +45,7 @@ class VmmPoolTest {
             assertThat(Files.exists(apiSocket)).isTrue();
 
             String snapshot = daemon.post("/v1/sandboxes/warm/suspend", "{}").body().path("snapshotId").asText();
+            daemon.awaitTeardowns(); // the claimed CHV, which still names its pool path, stops after the answer
             daemon.awaitPoolFull();
             Set<Long> refilled = poolPids(daemon);
             assertThat(refilled).as("the pool refilled with a new member").hasSize(2).doesNotContain(chvPid);

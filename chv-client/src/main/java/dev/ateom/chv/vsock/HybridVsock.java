@@ -21,9 +21,10 @@ public record HybridVsock(Path socket) {
     public DeadlineChannel connect(long port, Duration timeout) throws IOException {
         Instant deadline = Instant.now().plus(timeout);
         SocketChannel channel = SocketChannel.open(StandardProtocolFamily.UNIX);
+        DeadlineChannel connection = null;
         try {
             channel.connect(UnixDomainSocketAddress.of(socket));
-            var connection = new DeadlineChannel(channel);
+            connection = new DeadlineChannel(channel);
             connection.writeAll(ByteBuffer.wrap(("CONNECT " + port + "\n").getBytes(StandardCharsets.US_ASCII)), deadline);
             String answer = connection.readLine(deadline, 64);
             if (answer == null) {
@@ -34,7 +35,13 @@ public record HybridVsock(Path socket) {
             }
             return connection;
         } catch (IOException | RuntimeException e) {
-            channel.close();
+            // The connection owns a selector (an epoll and an eventfd): closing only the channel leaked both on
+            // every refused connect, and readiness waits retry a refused connect many times.
+            if (connection != null) {
+                connection.close();
+            } else {
+                channel.close();
+            }
             throw e;
         }
     }

@@ -13,9 +13,11 @@ import java.nio.channels.Channels;
 import java.nio.channels.ServerSocketChannel;
 import java.nio.channels.SocketChannel;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.stream.Stream;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -88,6 +90,24 @@ class ProbeClientTest {
     void aPortNobodyListensOnIsReportedAsRefused() throws IOException {
         var probe = new ProbeClient(startPeer(false), 9999, Duration.ofSeconds(2));
         assertThatThrownBy(probe::ping).isInstanceOf(ProbeException.class).hasMessageContaining("refused");
+    }
+
+    @Test
+    void refusedConnectsLeaveNoDescriptorsBehind() throws IOException {
+        var probe = new ProbeClient(startPeer(false), 9999, Duration.ofSeconds(2));
+        assertThatThrownBy(probe::ping).isInstanceOf(ProbeException.class); // classes loaded, server thread running
+        long before = openDescriptors();
+        for (int i = 0; i < 200; i++) {
+            assertThatThrownBy(probe::ping).isInstanceOf(ProbeException.class).hasMessageContaining("refused");
+        }
+        // A leak is 2 descriptors per attempt (the selector's epoll and eventfd): 400 here.
+        assertThat(openDescriptors() - before).isLessThan(20);
+    }
+
+    private static long openDescriptors() throws IOException {
+        try (Stream<Path> fds = Files.list(Path.of("/proc/self/fd"))) {
+            return fds.count();
+        }
     }
 
     @Test

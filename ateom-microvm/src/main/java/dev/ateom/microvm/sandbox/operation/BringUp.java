@@ -18,6 +18,7 @@ import dev.ateom.network.GuestNetwork;
 import dev.ateom.network.Slot;
 import dev.ateom.virtiofsd.ShareKind;
 import dev.ateom.virtiofsd.ShareSet;
+import dev.ateom.virtiofsd.ShareSpec;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -26,10 +27,12 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Brings a sandbox's VM up, the one sequence create, clone and resume share: epoch run dir, (network slot), the
- * three virtiofsd, (restore dir), CHV, the runtime persisted before CHV is asked anything (so a crash leaves
+ * three virtiofsd started beside the caller's system-info step, (restore dir) and CHV (a claim from the warm pool),
+ * the runtime persisted before CHV is asked anything (so a crash leaves
  * findable processes), vm.create, (vm.add-net with the slot's TAP) and vm.boot or vm.restore (with the TAP as the
  * snapshot's NIC) and vm.resume, then readiness, the clock of a restored guest and the
  * system-info sync. The order of the steps, and which could run side by side, is decided here alone; every
@@ -42,20 +45,32 @@ final class BringUp {
 
     BringUp(OperationContext context) { this.context = context; }
 
-    /** @param stateOnRefusal the state the sandbox is in if the bring-up is refused before it starts (no network free) */
-    void run(SandboxEntry entry, VmSource source, int epoch, StepTimer timer, Rollback rollback, SandboxState stateOnRefusal) {
+    /**
+     * @param stateOnRefusal the state the sandbox is in if the bring-up is refused before it starts (no network free)
+     * @param beside         the caller's own step that may run while virtiofsd starts (system-info), timed by itself
+     */
+    void run(SandboxEntry entry, VmSource source, int epoch, StepTimer timer, Rollback rollback, SandboxState stateOnRefusal,
+             Runnable beside) {
         SandboxRecord record = entry.record();
         SandboxLayout layout = context.layout(record.id());
         VmStarter vms = context.vms();
         SandboxLayout.EpochLayout el = vms.prepareEpoch(layout, epoch, rollback);
         Slot slot = record.spec().hasNetwork() ? timer.step("network", () -> acquireSlot(record, stateOnRefusal, rollback)) : null;
-        ShareSet shares = timer.step("virtiofsd", () -> vms.startShares(record, layout, el, rollback));
+        // virtiofsd's own start is the longest step before vm.create / vm.restore: the three start on a thread of
+        // their own while the rest is prepared; their stop is in the rollback from here, waiting for the start if need be
+        List<ShareSpec> shareSpecs = vms.shareSpecs(record, layout, el);
+        CompletableFuture<ShareSet> starting = timer.stepBeside("virtiofsd", () -> vms.startShares(shareSpecs));
+        rollback.add("stop virtiofsd", () -> VmStarter.stopOnceStarted(starting));
+        beside.run();
         Optional<Path> restoreDir = source instanceof VmSource.Restore restore
-                ? Optional.of(timer.step("rewrite", () -> vms.prepareRestoreDir(restore.snapshot(), layout, epoch, el, shares, rollback)))
+                ? Optional.of(timer.step("rewrite", () -> vms.prepareRestoreDir(restore.snapshot(), layout, epoch, el,
+                        VmStarter.socketsByTag(shareSpecs), rollback)))
                 : Optional.empty();
         ChvProcess chv = timer.step("chvStart", () -> vms.startChv(el, rollback));
+        ShareSet shares = VmStarter.awaitStarted(starting);
         context.transitions().apply(entry, withSlot(entry.record(), slot).withRuntime(VmStarter.runtimeOf(el, epoch, chv, shares,
-                slot == null ? null : SandboxNetworks.runtimeOf(slot))));
+                slot == null ? null : SandboxNetworks.runtimeOf(slot)).restoredFrom(source instanceof VmSource.Restore restored
+                        ? restored.snapshot().id() : null)));
         LiveVm live = restoreDir.isPresent() ? restore(record, layout, restoreDir.get(), chv, shares, slot, epoch, timer)
                 : boot(record, el, chv, shares, slot, epoch, timer);
         entry.live(live);

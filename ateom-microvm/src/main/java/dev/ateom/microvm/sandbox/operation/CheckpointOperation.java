@@ -7,6 +7,8 @@ import dev.ateom.microvm.sandbox.Rollback;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.SandboxState;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
+import dev.ateom.microvm.sandbox.SnapshotTags;
+import dev.ateom.microvm.timing.CrashPoints;
 import dev.ateom.microvm.timing.StepTimer;
 import dev.ateom.microvm.vm.OnDemandSnapshotCompletion;
 import dev.ateom.microvm.vm.SandboxLayout;
@@ -24,8 +26,15 @@ public final class CheckpointOperation {
     public static final String PAUSE_WINDOW = "pauseWindow";
 
     private final OperationContext context;
+    private final SnapshotTags tags;
 
-    public CheckpointOperation(OperationContext context) { this.context = context; }
+    public CheckpointOperation(OperationContext context) { this(context, SnapshotTags.NONE); }
+
+    /** @param tags the snapshot's name and labels, already validated and the name reserved */
+    public CheckpointOperation(OperationContext context, SnapshotTags tags) {
+        this.context = context;
+        this.tags = tags;
+    }
 
     /** Runs on a RUNNING sandbox; the answer's sandbox is RUNNING and its latest snapshot the checkpoint. */
     public OperationResult run(SandboxEntry entry) {
@@ -33,6 +42,8 @@ public final class CheckpointOperation {
         // persisted first: a crash from here on is a RUNNING sandbox whose VM recovery may find paused
         context.transitions().begin(entry, SandboxState.RUNNING, Operation.CHECKPOINT);
         String snapshotId = capture(entry, timer);
+        // committed but not yet in the record: recovery finds it in the store (CrashDuringCheckpointTest)
+        CrashPoints.before(Operation.CHECKPOINT.wireName(), "record");
         context.transitions().committed(entry, snapshotId);
         return context.transitions().finish(entry, SandboxState.RUNNING, Operation.CHECKPOINT, timer, snapshotId);
     }
@@ -45,7 +56,7 @@ public final class CheckpointOperation {
             ChvClient chv = RunningVm.client(entry);
             timer.run("stopSync", () -> stopSync(entry));
             rollback.add("restart system-info sync", () -> startSyncIfStopped(entry, layout));
-            SnapshotCatalog.Staging staging = timer.step("stage", () -> context.snapshots().begin(record.id()));
+            SnapshotCatalog.Staging staging = timer.step("stage", () -> context.snapshots().begin(record.id(), tags));
             rollback.add("discard staging dir", staging::discard);
             long pausedAt = System.nanoTime();
             timer.run("pause", chv::pause);

@@ -6,7 +6,8 @@ import dev.ateom.microvm.sandbox.SnapshotCatalog;
 
 /**
  * Clone: a new sandbox restored from another's snapshot, with its own identity: the snapshot's durable archive
- * extracted, system-info regenerated for the new identity, then the VM restored. A failure rolls back: FAILED.
+ * extracted, system-info regenerated for the new identity (while virtiofsd starts), then the VM restored. A failure
+ * rolls back: FAILED.
  */
 public final class CloneOperation {
     private final OperationContext context;
@@ -22,7 +23,7 @@ public final class CloneOperation {
         return NewSandbox.bringUp(context, entry, Operation.CLONE, (record, layout, timer, rollback) -> {
             timer.run("dirs", () -> SandboxDirs.create(layout, null, rollback));
             timer.run("durable", () -> context.snapshots().extractDurable(source, layout.durableDir()));
-            timer.run("systemInfo", () -> context.systemInfo().regenerate(layout, record.spec().systemInfoOrEmpty(), record.identity()));
-        }, VmSource.restore(source));
+        }, (record, layout, timer, rollback) -> timer.run("systemInfo", () -> context.systemInfo().regenerate(layout,
+                record.spec().systemInfoOrEmpty(), record.identity())), VmSource.restore(source));
     }
 }

@@ -3,7 +3,7 @@ package dev.ateom.microvm.sandbox.operation;
 import dev.ateom.microvm.sandbox.Operation;
 import dev.ateom.microvm.sandbox.OperationResult;
 
-/** Create: the sandbox's dirs and system-info volumes, then a booted VM. A failure rolls everything back: FAILED. */
+/** Create: the sandbox's dirs, its system-info volumes (while virtiofsd starts), a booted VM. A failure rolls everything back: FAILED. */
 public final class CreateOperation {
     private final OperationContext context;
 
@@ -11,9 +11,10 @@ public final class CreateOperation {
 
     /** Runs on a new CREATING sandbox, registered and locked. */
     public OperationResult run(SandboxEntry entry) {
-        return NewSandbox.bringUp(context, entry, Operation.CREATE, (record, layout, timer, rollback) -> {
-            timer.run("dirs", () -> SandboxDirs.create(layout, record.spec().durableDirsOrEmpty(), rollback));
-            timer.run("systemInfo", () -> context.systemInfo().writeInitial(layout, record.spec().systemInfoOrEmpty(), record.identity()));
-        }, VmSource.boot());
+        return NewSandbox.bringUp(context, entry, Operation.CREATE,
+                (record, layout, timer, rollback) -> timer.run("dirs", () -> SandboxDirs.create(layout, record.spec().durableDirsOrEmpty(), rollback)),
+                (record, layout, timer, rollback) -> timer.run("systemInfo", () -> context.systemInfo().writeInitial(layout,
+                        record.spec().systemInfoOrEmpty(), record.identity())),
+                VmSource.boot());
     }
 }

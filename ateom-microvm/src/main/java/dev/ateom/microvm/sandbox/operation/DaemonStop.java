@@ -20,7 +20,8 @@ import static java.lang.System.Logger.Level.WARNING;
 
 /**
  * What a clean daemon stop does to the sandboxes: when their VMs die with the daemon, every RUNNING one is
- * suspended first (in parallel, bounded), so that its memory and data survive the stop; then every sync stops.
+ * suspended first (in parallel, bounded), so that its memory and data survive the stop; then, once every suspend's
+ * processes are stopped, every sync stops.
  */
 public final class DaemonStop {
     private static final System.Logger LOG = System.getLogger(DaemonStop.class.getName());
@@ -32,6 +33,8 @@ public final class DaemonStop {
     /** @param suspend the manager's suspend, taking each sandbox's lock as any request would */
     public static void run(Collection<SandboxEntry> entries, boolean childrenDieWithDaemon, Consumer<String> suspend) {
         if (childrenDieWithDaemon) suspendAllRunning(entries, suspend);
+        // suspends answer before their processes stop: the daemon stops only once they have
+        entries.forEach(SandboxEntry::awaitTeardown);
         for (SandboxEntry entry : entries) {
             LiveVm live = entry.live();
             if (live != null) Teardown.closeQuietly(live.sync(), "system-info sync of " + entry.record().id());

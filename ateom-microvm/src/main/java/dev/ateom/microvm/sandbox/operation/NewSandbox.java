@@ -25,8 +25,12 @@ final class NewSandbox {
         void run(SandboxRecord record, SandboxLayout layout, StepTimer timer, Rollback rollback);
     }
 
+    /**
+     * @param preparation what must be on disk before virtiofsd starts (the dirs, a clone's durable dir)
+     * @param beside      what may be written while virtiofsd starts (system-info)
+     */
     static OperationResult bringUp(OperationContext context, SandboxEntry entry, Operation operation, Preparation preparation,
-                                   VmSource source) {
+                                   Preparation beside, VmSource source) {
         SandboxRecord record = entry.record();
         try {
             context.transitions().created(entry);
@@ -41,7 +45,7 @@ final class NewSandbox {
         Rollback rollback = new Rollback();
         try {
             preparation.run(record, layout, timer, rollback);
-            context.bringUp().run(entry, source, 1, timer, rollback, SandboxState.FAILED);
+            context.bringUp().run(entry, source, 1, timer, rollback, SandboxState.FAILED, () -> beside.run(record, layout, timer, rollback));
             rollback.clear();
             return context.transitions().finish(entry, SandboxState.RUNNING, operation, timer, null);
         } catch (RuntimeException e) {

@@ -60,7 +60,8 @@ public final class Recovery {
                 if (record.lastOperation() == Operation.CHECKPOINT) recordCheckpoint(entry, record);
                 if (!tryAdopt(entry, layout)) {
                     cleanup(record, layout);
-                    settle(entry, record.failed("the VM was gone when the daemon restarted (its processes died with the previous daemon)"));
+                    // the entry's record: it holds the snapshot an interrupted checkpoint committed
+                    settle(entry, entry.record().failed("the VM was gone when the daemon restarted (its processes died with the previous daemon)"));
                 }
             }
             case CREATING -> {

@@ -15,7 +15,7 @@ import static java.lang.System.Logger.Level.INFO;
 
 /**
  * Resume: the latest snapshot checked, the durable dir laid from its archive unless it provably is the
- * snapshot's, system-info regenerated, then the VM restored. The snapshot is never touched, so a failure
+ * snapshot's, system-info regenerated (while virtiofsd starts), then the VM restored. The snapshot is never touched, so a failure
  * leaves the sandbox SUSPENDED and the resume can be retried.
  */
 public final class ResumeOperation {
@@ -51,8 +51,9 @@ public final class ResumeOperation {
                 timer.run("durable", () -> context.snapshots().replaceDurable(snapshot, layout.durableDir()));
                 durable.markInSyncWith(snapshot.id());
             }
-            timer.run("systemInfo", () -> context.systemInfo().regenerate(layout, record.spec().systemInfoOrEmpty(), record.identity()));
-            context.bringUp().run(entry, VmSource.restore(snapshot), record.epochs() + 1, timer, rollback, SandboxState.SUSPENDED);
+            context.bringUp().run(entry, VmSource.restore(snapshot), record.epochs() + 1, timer, rollback, SandboxState.SUSPENDED,
+                    () -> timer.run("systemInfo", () -> context.systemInfo().regenerate(layout, record.spec().systemInfoOrEmpty(),
+                            record.identity())));
             rollback.clear();
             return context.transitions().finish(entry, SandboxState.RUNNING, Operation.RESUME, timer, null);
         } catch (RuntimeException e) {

@@ -4,16 +4,21 @@ import dev.ateom.microvm.sandbox.BusyException;
 import dev.ateom.microvm.sandbox.Operation;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * One sandbox in the daemon: its latest persisted record, its live handles, and the lock that serialises
  * operations on it (different sandboxes never wait for each other). Only {@link Transitions} replaces the record.
+ * A suspend answers before its processes are stopped; the next operation on the sandbox waits for that stop when it
+ * takes the lock (docs/decisions.md, "Suspend answers at commit").
  */
 public final class SandboxEntry {
     private final ReentrantLock lock = new ReentrantLock();
     private volatile SandboxRecord record;
     private LiveVm live;
+    /** The stop of the processes a suspend left running after its answer; complete when there is none. */
+    private volatile CompletableFuture<Void> teardown = CompletableFuture.completedFuture(null);
 
     public SandboxEntry(SandboxRecord record) { this.record = record; }
 
@@ -25,7 +30,18 @@ public final class SandboxEntry {
 
     void live(LiveVm newLive) { this.live = newLive; }
 
-    /** Takes the lock for one operation, or refuses when another operation holds it. */
+    void tearingDown(CompletableFuture<Void> pending) { this.teardown = pending; }
+
+    /** Waits until the processes a suspend stops after its answer are stopped (at once when none are). */
+    public void awaitTeardown() { teardown.join(); }
+
+    /** Whether a suspend's processes are still being stopped after its answer. */
+    public boolean teardownPending() { return !teardown.isDone(); }
+
+    /**
+     * Takes the lock for one operation, or refuses when another operation holds it; then waits for a suspend's
+     * teardown still running, so the operation finds the sandbox's processes stopped and its run dir clean.
+     */
     public Lock acquire(Operation operation) {
         return acquire(operation.wireName());
     }
@@ -36,6 +52,7 @@ public final class SandboxEntry {
             SandboxRecord r = record;
             throw new BusyException(r.id(), r.state(), what);
         }
+        awaitTeardown();
         return lock::unlock;
     }
 

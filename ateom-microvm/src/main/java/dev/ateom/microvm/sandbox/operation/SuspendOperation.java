@@ -7,19 +7,29 @@ import dev.ateom.microvm.sandbox.Rollback;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.SandboxState;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
+import dev.ateom.microvm.sandbox.SnapshotTags;
+import dev.ateom.microvm.timing.CrashPoints;
 import dev.ateom.microvm.timing.StepTimer;
 import dev.ateom.microvm.vm.OnDemandSnapshotCompletion;
 import dev.ateom.microvm.vm.SandboxLayout;
 
 /**
- * Suspend: sync stopped, VM paused, CHV snapshot into a staging dir, durable archive, atomic commit, then the
- * processes stop. Before the commit a failure undoes back to a running VM (RUNNING; FAILED only if that fails
- * too); after it the snapshot is the sandbox and teardown problems are only logged.
+ * Suspend: sync stopped, VM paused, CHV snapshot into a staging dir, durable archive, atomic commit; it answers
+ * SUSPENDED there, and the processes stop in the background (the next operation on the sandbox waits for that).
+ * Before the commit a failure undoes back to a running VM (RUNNING; FAILED only if that fails too); after it the
+ * snapshot is the sandbox and teardown problems are only logged.
  */
 public final class SuspendOperation {
     private final OperationContext context;
+    private final SnapshotTags tags;
 
-    public SuspendOperation(OperationContext context) { this.context = context; }
+    public SuspendOperation(OperationContext context) { this(context, SnapshotTags.NONE); }
+
+    /** @param tags the snapshot's name and labels, already validated and the name reserved */
+    public SuspendOperation(OperationContext context, SnapshotTags tags) {
+        this.context = context;
+        this.tags = tags;
+    }
 
     /** Runs on a RUNNING sandbox. */
     public OperationResult run(SandboxEntry entry) {
@@ -30,8 +40,11 @@ public final class SuspendOperation {
         // Committed: from here the snapshot is the sandbox. Teardown failures are logged, never undo the commit.
         new DurableSyncMarker(layout.sandboxDir()).markInSyncWith(snapshotId);
         context.transitions().committed(entry, snapshotId);
-        timer.runUnfailing("teardown", () -> context.teardown().run(entry));
-        return context.transitions().finish(entry, SandboxState.SUSPENDED, Operation.SUSPEND, timer, snapshotId);
+        CrashPoints.before(Operation.SUSPEND.wireName(), "settle");
+        // the answer does not wait for the processes to stop: the next operation on the sandbox does (SandboxEntry)
+        OperationResult result = context.transitions().suspendedBeforeTeardown(entry, timer, snapshotId);
+        context.teardown().runAfterAnswer(entry);
+        return result;
     }
 
     /** Everything up to the commit, undone back to a running VM if any step fails; the committed snapshot's id. */
@@ -46,7 +59,7 @@ public final class SuspendOperation {
             ChvClient chv = RunningVm.client(entry);
             timer.run("pause", chv::pause);
             rollback.add("resume the VM", chv::resume);
-            SnapshotCatalog.Staging staging = timer.step("stage", () -> context.snapshots().begin(record.id()));
+            SnapshotCatalog.Staging staging = timer.step("stage", () -> context.snapshots().begin(record.id(), tags));
             rollback.add("discard staging dir", staging::discard);
             timer.run("snapshot", () -> chv.snapshot(staging.chvDir()));
             String chvVersion = chv.ping().version();

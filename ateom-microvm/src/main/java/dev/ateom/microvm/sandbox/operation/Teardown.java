@@ -2,26 +2,55 @@ package dev.ateom.microvm.sandbox.operation;
 
 import dev.ateom.chv.ChvClient;
 import dev.ateom.chv.ChvTimeouts;
+import dev.ateom.microvm.logging.LogContext;
+import dev.ateom.microvm.sandbox.Operation;
 import dev.ateom.microvm.sandbox.TreeRemoval;
 import dev.ateom.microvm.sandbox.VmRuntime;
+import dev.ateom.microvm.timing.CrashPoints;
 import dev.ateom.microvm.vm.SandboxLayout;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.concurrent.CompletableFuture;
 
+import static java.lang.System.Logger.Level.INFO;
 import static java.lang.System.Logger.Level.WARNING;
 
 /**
  * Stops what runs for a sandbox (sync, CHV, virtiofsd, whichever exist), then gives its network slot back (only
  * once CHV, which holds the slot's TAP, is gone) and frees its restore dirs, as one unit
- * that never throws: a problem is logged and the rest still runs. Suspend runs it after its commit, delete and a
- * failed create or clone before they settle; it needs nothing but the entry, so it could run after an answer.
+ * that never throws: a problem is logged and the rest still runs. Suspend runs it after its answer
+ * ({@link #runAfterAnswer}), delete and a failed create or clone before they settle.
  */
 final class Teardown {
     private static final System.Logger LOG = System.getLogger(Teardown.class.getName());
     private final OperationContext context;
 
     Teardown(OperationContext context) { this.context = context; }
+
+    /**
+     * A suspend's teardown, once it has answered: on a virtual thread, the entry's pending teardown until done (the
+     * next operation on the sandbox waits for it), then the record drops the runtime. A crash before that leaves
+     * a SUSPENDED record with a runtime, whose processes recovery kills at start.
+     */
+    void runAfterAnswer(SandboxEntry entry) {
+        String id = entry.record().id();
+        CompletableFuture<Void> done = new CompletableFuture<>();
+        entry.tearingDown(done);
+        Thread.ofVirtual().name("teardown-" + id).start(() -> {
+            try (var log = LogContext.with("sandbox", id)) {
+                CrashPoints.before(Operation.SUSPEND.wireName(), "teardown");
+                long start = System.nanoTime();
+                run(entry);
+                context.transitions().tornDown(entry);
+                LOG.log(INFO, "processes of suspended sandbox " + id + " stopped in " + (System.nanoTime() - start) / 1_000_000 + " ms");
+            } catch (RuntimeException e) {
+                LOG.log(WARNING, "teardown of suspended sandbox " + id + " failed: " + e.getMessage(), e);
+            } finally {
+                done.complete(null);
+            }
+        });
+    }
 
     void run(SandboxEntry entry) {
         SandboxLayout layout = context.layout(entry.record().id());

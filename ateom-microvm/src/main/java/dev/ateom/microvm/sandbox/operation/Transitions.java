@@ -75,9 +75,27 @@ public final class Transitions {
 
     /** The operation succeeded: its end state with the step timings; a sandbox that is not running has no runtime. */
     OperationResult finish(SandboxEntry entry, SandboxState state, Operation operation, StepTimer timer, String snapshotId) {
+        return finish(entry, state, operation, timer, snapshotId, state == SandboxState.RUNNING);
+    }
+
+    /**
+     * A suspend committed {@code snapshotId} and answers now, before its processes are stopped: SUSPENDED, with the
+     * runtime kept until {@link #tornDown}, so a crash in between leaves recovery the processes to kill.
+     */
+    OperationResult suspendedBeforeTeardown(SandboxEntry entry, StepTimer timer, String snapshotId) {
+        return finish(entry, SandboxState.SUSPENDED, Operation.SUSPEND, timer, snapshotId, true);
+    }
+
+    /** The processes of a suspended sandbox are stopped: its record drops their runtime. */
+    void tornDown(SandboxEntry entry) {
+        if (entry.record().runtime() != null) apply(entry, entry.record().withRuntime(null));
+    }
+
+    private OperationResult finish(SandboxEntry entry, SandboxState state, Operation operation, StepTimer timer, String snapshotId,
+                                   boolean keepRuntime) {
         Map<String, Long> timings = timer.timings();
         SandboxRecord updated = entry.record().withState(state).withOperation(operation, timings).idleCountedFrom(Instant.now());
-        if (state != SandboxState.RUNNING) updated = updated.withRuntime(null);
+        if (!keepRuntime) updated = updated.withRuntime(null);
         apply(entry, updated);
         metrics.record(operation.wireName(), true, timer.elapsedSeconds());
         events.publish(SandboxEvent.operationFinished(updated.id(), state, operation, timings, snapshotId, null));

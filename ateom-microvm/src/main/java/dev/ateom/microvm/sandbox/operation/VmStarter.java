@@ -27,12 +27,16 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.concurrent.CancellationException;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
- * Starts the parts of a sandbox's VM, each registering its undo in the caller's {@link Rollback}: a fresh run dir
- * for the epoch, the three virtiofsd, the per-restore source dir, CHV. In which order and how they are timed is
- * {@link BringUp}'s business.
+ * Starts the parts of a sandbox's VM, each registering its undo in the caller's {@link Rollback} (the virtiofsd,
+ * started on another thread, by the caller): a fresh run dir for the epoch, the three virtiofsd, the per-restore
+ * source dir, CHV. In which order, side by side or not, and how they are timed is {@link BringUp}'s business.
  */
 public final class VmStarter {
     static final Duration STOP_GRACE = Duration.ofSeconds(5);
@@ -72,23 +76,51 @@ public final class VmStarter {
         return el;
     }
 
-    ShareSet startShares(SandboxRecord record, SandboxLayout layout, SandboxLayout.EpochLayout el, Rollback rollback) {
-        List<ShareSpec> specs = new ArrayList<>();
+    /** The epoch's three shares: rootfs, durable and system-info, sockets and logs in its run dir. */
+    List<ShareSpec> shareSpecs(SandboxRecord record, SandboxLayout layout, SandboxLayout.EpochLayout el) {
         ShareOptions options = ShareOptions.DEFAULT.withDieWithDaemon(config.childrenDieWithDaemon());
-        specs.add(ShareSpec.inRunDir(record.id(), ShareKind.ROOTFS, Path.of(record.spec().rootfs()), el.dir(), options));
-        specs.add(ShareSpec.inRunDir(record.id(), ShareKind.DURABLE, layout.durableDir(), el.dir(), options));
-        specs.add(ShareSpec.inRunDir(record.id(), ShareKind.SYSTEM_INFO, layout.systemInfoDir(), el.dir(), options));
-        ShareSet shares = ShareSet.start(virtiofsd, specs);
-        rollback.add("stop virtiofsd", shares::stop);
-        return shares;
+        return List.of(ShareSpec.inRunDir(record.id(), ShareKind.ROOTFS, Path.of(record.spec().rootfs()), el.dir(), options),
+                ShareSpec.inRunDir(record.id(), ShareKind.DURABLE, layout.durableDir(), el.dir(), options),
+                ShareSpec.inRunDir(record.id(), ShareKind.SYSTEM_INFO, layout.systemInfoDir(), el.dir(), options));
+    }
+
+    /** Starts the shares together; a share that fails stops the others before this throws. */
+    ShareSet startShares(List<ShareSpec> specs) { return ShareSet.start(virtiofsd, specs); }
+
+    /** The shares once started, or the start's own failure. */
+    static ShareSet awaitStarted(CompletableFuture<ShareSet> starting) {
+        try {
+            return starting.join();
+        } catch (CompletionException e) {
+            if (e.getCause() instanceof RuntimeException cause) throw cause;
+            throw e;
+        }
+    }
+
+    /** The rollback of a start that may still run: waits for it, then stops what it started (a failed start stopped its own). */
+    static void stopOnceStarted(CompletableFuture<ShareSet> starting) {
+        ShareSet shares;
+        try {
+            shares = starting.join();
+        } catch (CompletionException | CancellationException e) {
+            return;
+        }
+        shares.stop();
+    }
+
+    /** The socket each share's tag is served on, known before the processes start. */
+    static Map<String, Path> socketsByTag(List<ShareSpec> specs) {
+        Map<String, Path> sockets = new LinkedHashMap<>();
+        specs.forEach(spec -> sockets.put(spec.kind().tag(), spec.socketPath()));
+        return sockets;
     }
 
     /** CHV's restore source for this epoch: the snapshot's config rewritten for these sockets, state and memory linked. */
     Path prepareRestoreDir(SnapshotCatalog.SnapshotHandle snapshot, SandboxLayout layout, int epoch, SandboxLayout.EpochLayout el,
-                           ShareSet shares, Rollback rollback) {
+                           Map<String, Path> socketsByTag, Rollback rollback) {
         // the earlier restore dirs went with the earlier VMs: the root holds only this one
         rollback.add("remove " + layout.restoreRoot(), () -> TreeRemoval.removeRecursively(layout.restoreRoot()));
-        return snapshots.prepareRestore(snapshot, layout.restoreDir(epoch), shares.socketsByTag(), el.vsockSocket(), el.consoleLog());
+        return snapshots.prepareRestore(snapshot, layout.restoreDir(epoch), socketsByTag, el.vsockSocket(), el.consoleLog());
     }
 
     /** A warm CHV from the pool, moved into the epoch's dir, or else one started now. */
@@ -105,6 +137,6 @@ public final class VmStarter {
         shares.processes().forEach((kind, p) -> shareRuntimes.add(new ShareRuntime(kind.name(), kind.tag(), p.pid(),
                 p.socketPath().toString(), p.spec().sharedDir().toString(), p.logFile().toString())));
         return new VmRuntime(el.dir().getParent().toString(), epoch, chv.pid(), el.apiSocket().toString(),
-                el.vsockSocket().toString(), el.consoleLog().toString(), el.chvLog().toString(), shareRuntimes, network);
+                el.vsockSocket().toString(), el.consoleLog().toString(), el.chvLog().toString(), shareRuntimes, network, null);
     }
 }
