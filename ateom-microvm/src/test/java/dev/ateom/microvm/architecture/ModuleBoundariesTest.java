@@ -11,7 +11,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The module table of docs/DESIGN.md: libraries never use the daemon, the four libraries never use each other,
- * child-process, which two of them share, uses none of them, and snapshot-store uses the snapshot module and nothing
+ * child-process, which three of them share (chv-client, virtiofsd-manager, network), uses none of them, and snapshot-store uses the snapshot module and nothing
  * else of ours.
  */
 class ModuleBoundariesTest {

@@ -4,10 +4,12 @@ import com.sun.jna.Library;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import dev.ateom.network.os.LibC;
+import dev.ateom.process.ChildLauncher;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 
@@ -20,8 +22,8 @@ import java.util.concurrent.TimeUnit;
  * <p>Caveat: libnftables waits for netlink answers with {@code select(2)}, and glibc aborts the whole process when
  * a descriptor numbered {@value #FD_SETSIZE} or above is put in an {@code fd_set}. The library's socket takes the
  * lowest free descriptor, so when the lowest free one is near that limit (a daemon with many sandboxes, or a leak)
- * the script goes to the {@code nft} binary instead: slower, but a child starts with only stdin, stdout and stderr,
- * and it inherits the calling thread's network namespace like the library's socket would.
+ * the script goes to the {@code nft} binary instead: slower, but a child starts with only stdin, stdout and stderr;
+ * it runs in the calling thread's network namespace (through nsenter), like the library's socket would.
  */
 public final class Nftables {
     private static final int NFT_CTX_DEFAULT = 0;
@@ -32,6 +34,7 @@ public final class Nftables {
     /** Room for descriptors other threads open between the check and the library's socket(2). */
     private static final int HEADROOM = 64;
     private static final long CHILD_TIMEOUT_SECONDS = 30;
+    private static final String NSENTER = "/usr/bin/nsenter";
 
     interface LibNftables extends Library {
         Pointer nft_ctx_new(int flags);
@@ -111,10 +114,15 @@ public final class Nftables {
     private static String runInChild(String script, boolean json) throws IOException {
         // nft 1.0.6 prints no JSON for listings read with -f, so a JSON listing goes as one argument (nft joins its
         // arguments into one command line).
-        List<String> command = json ? List.of(nftBinary(), "-j", script) : List.of(nftBinary(), "-f", "-");
+        List<String> nft = json ? List.of(nftBinary(), "-j", script) : List.of(nftBinary(), "-f", "-");
+        // The ChildLauncher starts children from a thread of its own, outside the namespace this thread is in, so
+        // nsenter puts nft into this thread's network namespace (the thread waits for nft, so its /proc entry stays).
+        List<String> command = new ArrayList<>(List.of(NSENTER, "--net=" + Path.of("/proc").resolve(
+                Files.readSymbolicLink(Path.of("/proc/thread-self"))).resolve("ns/net")));
+        command.addAll(nft);
         Path errors = Files.createTempFile("ateom-nft", ".err");
         try {
-            Process child = new ProcessBuilder(command).redirectError(errors.toFile()).start();
+            Process child = ChildLauncher.start(new ProcessBuilder(command).redirectError(errors.toFile()), true);
             try (var in = child.getOutputStream()) {
                 if (!json) {
                     in.write(script.getBytes(StandardCharsets.UTF_8));
