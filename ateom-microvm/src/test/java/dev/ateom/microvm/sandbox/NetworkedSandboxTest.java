@@ -211,6 +211,7 @@ class NetworkedSandboxTest {
         if (!point.startsWith("create")) {
             daemon.createOk(networked(daemon.spec("origin", "origin")));
             snapshot = daemon.post("/v1/sandboxes/origin/suspend", "{}").body().path("snapshotId").asText();
+            daemon.awaitTeardowns(); // origin's slot goes after the suspend's answer; only the failed step's slot is looked for
         }
         FailPoints.failOnce(point);
         var failed = switch (point) {
