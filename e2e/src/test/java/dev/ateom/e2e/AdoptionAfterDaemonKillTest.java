@@ -44,6 +44,7 @@ class AdoptionAfterDaemonKillTest extends HostTest {
         String snapshot = second.api().post("/v1/sandboxes/a1/suspend", "{}").expect(200, "suspend the adopted sandbox")
                 .body().path("snapshotId").asText();
         host.awaitOnlyProcesses(List.of(second.pid()), "the adopted CHV and virtiofsd to be stopped by the suspend");
+        RecoveryChecks.awaitTeardown(second.api(), "a1");
         RecoveryChecks.noSocketsBut(host, List.of("a1"));
         assertThat(RecoveryChecks.snapshotsCompleteOrAbsent(host, second.api())).containsExactly(snapshot);
 

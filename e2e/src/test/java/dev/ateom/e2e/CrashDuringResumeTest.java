@@ -44,6 +44,7 @@ class CrashDuringResumeTest extends HostTest {
         RecoveryChecks.noSocketsBut(host, List.of("r1"), "r1");
         String again = second.api().post("/v1/sandboxes/r1/suspend", "{}").expect(200, "suspend again").body().path("snapshotId").asText();
         assertThat(RecoveryChecks.snapshotsCompleteOrAbsent(host, second.api())).containsExactlyInAnyOrder(snapshot, again);
+        RecoveryChecks.awaitTeardown(second.api(), "r1");
         RecoveryChecks.noSocketsBut(host, List.of("r1"));
         second.api().delete("/v1/sandboxes/r1?deleteSnapshots=true").expect(204, "delete with snapshots");
         assertThat(host.snapshotDirEntries()).isEmpty();

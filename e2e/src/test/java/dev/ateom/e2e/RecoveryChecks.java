@@ -78,6 +78,18 @@ final class RecoveryChecks {
     }
 
     /** The sandbox's state as the daemon shows it, with the reason when FAILED. */
+    /**
+     * Waits until a suspended sandbox's processes are stopped: a suspend answers at its commit and stops them after,
+     * and its record keeps the runtime until then.
+     */
+    static void awaitTeardown(DaemonApi api, String id) throws IOException, InterruptedException {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (api.sandbox(id).has("runtime")) {
+            if (System.nanoTime() > deadline) throw new AssertionError(id + ": its processes were not stopped within 60 s of its suspend");
+            Thread.sleep(20);
+        }
+    }
+
     static JsonNode inState(DaemonApi api, String id, String state) throws IOException, InterruptedException {
         JsonNode sandbox = api.sandbox(id);
         assertThat(sandbox.path("state").asText()).as("state of %s: %s", id, sandbox).isEqualTo(state);
