@@ -22,14 +22,12 @@ import dev.ateom.microvm.systeminfo.SystemInfoService;
 import dev.ateom.microvm.systeminfo.SystemInfoSettings;
 import dev.ateom.microvm.vm.VsockGuestProbe;
 import dev.ateom.snapshot.SnapshotStore;
-import dev.ateom.virtiofsd.VirtiofsdLauncher;
 import dev.ateom.microvm.http.ApiServer;
 import dev.ateom.microvm.http.ApiToken;
 import dev.ateom.microvm.http.HealthEndpoint;
 import dev.ateom.microvm.http.ListenAddressCheck;
 import dev.ateom.microvm.http.MetricsEndpoint;
 import dev.ateom.microvm.http.RouteTable;
-import io.prometheus.metrics.instrumentation.jvm.JvmMetrics;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 import java.io.IOException;
@@ -76,15 +74,13 @@ public final class Daemon implements AutoCloseable {
         LOG.log(INFO, (token.created() ? "created API token file " : "API token file ") + token.file());
 
         logAllowedRoots(config);
-        HostTools tools = HostTools.check(config);
-        tools.problems().forEach(problem -> LOG.log(WARNING, problem));
-        tools.hypervisor().resolved().ifPresent(chv -> LOG.log(INFO, "cloud-hypervisor: " + chv));
-        tools.virtiofsd().ifPresent(v -> LOG.log(INFO, "virtiofsd " + v.version() + ": " + v.path()));
 
         PrometheusRegistry registry = new PrometheusRegistry();
-        JvmMetrics.builder().register(registry);
 
         List<AutoCloseable> resources = new ArrayList<>();
+        // virtiofsd's probe (two process starts) runs beside the rest of the start and the API's first answers
+        HostTools tools = HostTools.checkInBackground(config);
+        resources.add(tools); // the virtiofsd launcher's log rotation
         SandboxManager sandboxes;
         RemoteSnapshots remote;
         try {
@@ -95,12 +91,10 @@ public final class Daemon implements AutoCloseable {
             SystemInfoService systemInfo = new SystemInfoService(
                     SystemInfoSettings.DEFAULT.withReconcileInterval(config.syncReconcileInterval()), registry);
             resources.add(systemInfo);
-            VirtiofsdLauncher virtiofsd = tools.virtiofsdLauncher();
-            if (virtiofsd != null) resources.add(virtiofsd);
             // closed after the sandboxes (their suspends at stop give the slots back), so listed before they are put first
             SandboxNetworks networks = SandboxNetworks.of(config.network());
             resources.add(networks);
-            sandboxes = new SandboxManager(config, new SandboxStore(config.sandboxesDir()), virtiofsd, snapshots,
+            sandboxes = new SandboxManager(config, new SandboxStore(config.sandboxesDir()), snapshots,
                     new SystemInfoVolumes(systemInfo), probe, tools, networks, registry);
             resources.addFirst(sandboxes); // from here on: its VMM pool must not outlive a start that fails below
             SandboxManager manager = sandboxes;
@@ -130,7 +124,8 @@ public final class Daemon implements AutoCloseable {
         RequestBodies bodies = new RequestBodies(config.maxRequestBytes());
         List<RouteTable> services = new ArrayList<>();
         services.add(new HealthEndpoint());
-        services.add(new MetricsEndpoint(registry));
+        MetricsEndpoint metrics = new MetricsEndpoint(registry);
+        services.add(metrics);
         services.add(new OpenApiEndpoint());
         OperationRegistry operations = new OperationRegistry(sandboxes.events(), OperationRetention.of(config.operationRetention()),
                 InstantSource.system());
@@ -145,6 +140,7 @@ public final class Daemon implements AutoCloseable {
         daemon.writePortFile();
         LOG.log(INFO, "ateom listening on http://" + config.listenHost() + ":" + server.port()
                 + " (state " + config.stateDir() + ", run " + config.runDir() + ")");
+        metrics.registerJvmMetricsInBackground();
         sandboxes.startVmmPool();
         return daemon;
     }

@@ -20,19 +20,8 @@ public final class Main implements Runnable {
     public static void main(String[] args) {
         // must precede the first use of java.util.logging (see DaemonLogManager)
         System.setProperty("java.util.logging.manager", DaemonLogManager.class.getName());
-        if (args.length > 0 && args[0].equals("daemon")) System.exit(daemonCommandLine().execute(Arrays.copyOfRange(args, 1, args.length)));
+        if (args.length > 0 && args[0].equals("daemon")) System.exit(DaemonCommand.execute(Arrays.copyOfRange(args, 1, args.length), "ateom daemon"));
         System.exit(commandLine().execute(args));
-    }
-
-    /**
-     * {@code ateom daemon} parsed by its own command alone: building every client subcommand's model (annotation
-     * reflection over picocli's classes, which the AOT cache cannot hold, being Java 5 class files) was a large part
-     * of the daemon's start.
-     */
-    static CommandLine daemonCommandLine() {
-        CommandLine daemon = DaemonCommand.create();
-        daemon.setCommandName("ateom daemon");
-        return daemon;
     }
 
     public static CommandLine commandLine() {

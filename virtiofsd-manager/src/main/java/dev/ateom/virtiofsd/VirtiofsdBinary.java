@@ -43,13 +43,28 @@ public record VirtiofsdBinary(Path path, String version, Set<String> flags, Stri
         if (!Files.isRegularFile(binary) || !Files.isExecutable(binary)) {
             throw new UnsupportedVirtiofsdException("virtiofsd binary " + binary + " does not exist or is not executable");
         }
-        String versionOutput = run(binary, "--version");
-        Matcher version = VERSION.matcher(versionOutput);
-        if (!version.find()) {
-            throw new UnsupportedVirtiofsdException(binary + " --version printed '" + versionOutput.strip()
-                    + "', not 'virtiofsd <version>': not a virtiofsd binary");
+        // both at once: each is a process start, and the daemon's start waits for the slower one only
+        Process versionRun = start(binary, "--version");
+        Process helpRun;
+        try {
+            helpRun = start(binary, "--help");
+        } catch (RuntimeException e) {
+            versionRun.destroyForcibly();
+            throw e;
         }
-        String help = run(binary, "--help");
+        Matcher version;
+        String help;
+        try {
+            String versionOutput = collect(versionRun, binary, "--version");
+            version = VERSION.matcher(versionOutput);
+            if (!version.find()) {
+                throw new UnsupportedVirtiofsdException(binary + " --version printed '" + versionOutput.strip()
+                        + "', not 'virtiofsd <version>': not a virtiofsd binary");
+            }
+            help = collect(helpRun, binary, "--help");
+        } finally {
+            helpRun.destroyForcibly(); // collect kills its own; this is for a failure before it
+        }
         Set<String> flags = new LinkedHashSet<>();
         Matcher flag = FLAG.matcher(help);
         while (flag.find()) {
@@ -84,14 +99,17 @@ public record VirtiofsdBinary(Path path, String version, Set<String> flags, Stri
         }
     }
 
-    private static String run(Path binary, String argument) {
-        Process process;
+    private static Process start(Path binary, String argument) {
         try {
             // a one-shot probe: it need not die with the daemon, but the one launcher starts it all the same
-            process = ChildLauncher.start(new ProcessBuilder(List.of(binary.toString(), argument)).redirectErrorStream(true), false);
+            return ChildLauncher.start(new ProcessBuilder(List.of(binary.toString(), argument)).redirectErrorStream(true), false);
         } catch (IOException e) {
             throw new UnsupportedVirtiofsdException("cannot run " + binary + " " + argument + ": " + e.getMessage(), e);
         }
+    }
+
+    /** The output of a probe run that exited 0 within the timeout; kills it in any case. */
+    private static String collect(Process process, Path binary, String argument) {
         try (InputStream out = process.getInputStream()) {
             process.getOutputStream().close();
             byte[] bytes = out.readNBytes(1 << 20);

@@ -12,6 +12,7 @@ import picocli.CommandLine.Model.OptionSpec;
 
 import java.util.EnumMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.Callable;
 
 /** {@code ateom daemon}: runs the daemon in the foreground until SIGTERM/SIGINT. Options come from {@link ConfigOption}. */
@@ -43,6 +44,18 @@ public final class DaemonCommand implements Callable<Integer> {
         return new CommandLine(spec);
     }
 
+    /**
+     * Runs {@code ateom daemon args}: plain flags are read directly ({@link DaemonFlags}), anything else by picocli
+     * as {@code commandName}.
+     */
+    public static int execute(String[] args, String commandName) {
+        Optional<Map<ConfigOption, String>> plain = DaemonFlags.parsePlain(args);
+        if (plain.isPresent()) return run(plain.get());
+        CommandLine daemon = create();
+        daemon.setCommandName(commandName);
+        return daemon.execute(args);
+    }
+
     @Override
     public Integer call() {
         Map<ConfigOption, String> flags = new EnumMap<>(ConfigOption.class);
@@ -50,6 +63,10 @@ public final class DaemonCommand implements Callable<Integer> {
             OptionSpec spec = this.spec.findOption(option.flag());
             if (spec != null && spec.getValue() != null) flags.put(option, spec.getValue());
         }
+        return run(flags);
+    }
+
+    private static int run(Map<ConfigOption, String> flags) {
         DaemonConfig config;
         try {
             config = new DaemonConfigLoader(flags, System.getenv()).load();

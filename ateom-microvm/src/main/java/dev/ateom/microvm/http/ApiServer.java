@@ -9,7 +9,19 @@ import java.util.List;
 
 /** The Helidon web server: guard filter, the given services, and problem documents for every error. */
 public final class ApiServer implements AutoCloseable {
+    /** Helidon's switch for where its service registry looks for service descriptors. */
+    static final String HELIDON_METADATA_MODE = "io.helidon.metadata.mode";
     private static final System.Logger LOG = System.getLogger(ApiServer.class.getName());
+
+    static {
+        // Helidon's service registry otherwise reads the metadata files of every jar on the class path when the
+        // first routing is built (~120 ms of CPU at the daemon's start). The API uses none of the services found
+        // there (config sources, mapper providers, metrics factories, injection scopes, the features banner): its
+        // routes take strings and send bytes, and the HTTP/1 connection comes from the server's own service loader.
+        // A value set on the command line (-Dio.helidon.metadata.mode=AUTO) wins.
+        if (System.getProperty(HELIDON_METADATA_MODE) == null) System.setProperty(HELIDON_METADATA_MODE, "NONE");
+    }
+
     private final WebServer server;
 
     public ApiServer(String host, int port, long maxRequestBytes, ApiToken token, List<? extends HttpService> services) {

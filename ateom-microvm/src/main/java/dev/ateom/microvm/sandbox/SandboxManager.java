@@ -26,7 +26,6 @@ import dev.ateom.microvm.timing.OperationMetrics;
 import dev.ateom.microvm.timing.OperationProgress;
 import dev.ateom.snapshot.Manifest;
 import dev.ateom.microvm.vm.VmmPool;
-import dev.ateom.virtiofsd.VirtiofsdLauncher;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 import java.nio.file.Files;
@@ -69,13 +68,14 @@ public final class SandboxManager implements AutoCloseable {
     private final VmmPool pool;
     private final IdleTimeouts idleTimeouts;
 
-    public SandboxManager(DaemonConfig config, SandboxStore store, VirtiofsdLauncher virtiofsd, SnapshotCatalog snapshots,
+    public SandboxManager(DaemonConfig config, SandboxStore store, SnapshotCatalog snapshots,
                           SystemInfoVolumes systemInfo, GuestProbe probe, HostTools tools, SandboxNetworks networks,
                           PrometheusRegistry registry) {
         OperationMetrics metrics = new OperationMetrics(registry, this::countByState, () -> orphanDirs().size());
-        this.pool = VmmPool.start(config.runDir(), tools.ready() ? tools.hypervisor().resolved() : Optional.empty(),
+        // the pool fills only when every tool is there (startVmmPool), which the background probe of virtiofsd tells later
+        this.pool = VmmPool.start(config.runDir(), tools.hypervisor().resolved(),
                 config.childrenDieWithDaemon() ? config.vmmPool() : 0, registry);
-        this.context = new OperationContext(config, store, new VmStarter(config, virtiofsd, snapshots, tools, pool), virtiofsd, snapshots,
+        this.context = new OperationContext(config, store, new VmStarter(config, snapshots, tools, pool), tools, snapshots,
                 systemInfo, probe, metrics, new Transitions(store, metrics, events), networks);
         this.tools = tools;
         this.admission = new NewSandboxAdmission(HostPathPolicy.of(config), snapshots, networks, config.idleMinimum());
@@ -363,8 +363,15 @@ public final class SandboxManager implements AutoCloseable {
         idleTimeouts.start();
     }
 
-    /** Called once the API answers: the warm VMM pool starts filling (not before, so it does not slow the start). */
-    public void startVmmPool() { pool.startFilling(); }
+    /**
+     * Called once the API answers: the warm VMM pool starts filling (not before, so it does not slow the start), as
+     * soon as virtiofsd's probe found every tool there.
+     */
+    public void startVmmPool() {
+        tools.afterVirtiofsdProbe(() -> {
+            if (tools.ready()) pool.startFilling();
+        });
+    }
 
     @Override
     public void close() {

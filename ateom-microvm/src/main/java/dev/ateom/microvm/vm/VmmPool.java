@@ -89,8 +89,9 @@ public final class VmmPool implements AutoCloseable {
      * Starts the background fill, once the daemon answers: its process starts would otherwise compete with the
      * daemon's own start for the CPU (each stand-in member is a JVM). A claim before then starts a CHV cold.
      */
-    public void startFilling() {
-        if (size > 0 && refiller.getState() == Thread.State.NEW) refiller.start();
+    public synchronized void startFilling() {
+        // after close nothing may start: the daemon can stop before the start's virtiofsd probe let the pool fill
+        if (!closed && size > 0 && refiller.getState() == Thread.State.NEW) refiller.start();
     }
 
     /**
@@ -230,7 +231,9 @@ public final class VmmPool implements AutoCloseable {
     /** Stops the refill and kills the idle members; claimed ones belong to their sandboxes. */
     @Override
     public void close() {
-        closed = true;
+        synchronized (this) {
+            closed = true;
+        }
         if (size == 0) return; // never started
         refiller.interrupt();
         try {

@@ -30,7 +30,10 @@ class DaemonHttpTest {
 
     @BeforeAll
     static void start() throws IOException {
+        Files.createDirectories(dir.resolve("images/rootfs"));
+        Files.writeString(dir.resolve("images/vmlinux"), "not a kernel");
         daemon = Daemon.start(new DaemonConfigLoader(Map.of(
+                ConfigOption.IMAGE_ROOTS, dir.resolve("images").toString(),
                 ConfigOption.PORT, "0",
                 ConfigOption.STATE_DIR, dir.resolve("state").toString(),
                 ConfigOption.RUN_DIR, dir.resolve("run").toString(),
@@ -94,6 +97,20 @@ class DaemonHttpTest {
                 .POST(HttpRequest.BodyPublishers.ofString("{\"x\":\"" + "a".repeat(5000) + "\"}")), token);
         assertThat(res.statusCode()).isEqualTo(413);
         assertThat(json(res).get("detail").asText()).contains("4096");
+    }
+
+    @Test
+    void aCreateWithoutHostToolsIsRefusedNamingEachMissingOne() throws Exception {
+        // this daemon's virtiofsd is the default path, absent here, and probed in the background after the start
+        String spec = """
+                {"identity": {"name": "n", "namespace": "ns"}, "vcpus": 1, "memoryMib": 128,
+                 "kernel": "%s", "cmdline": "console=ttyS0", "rootfs": "%s"}""".formatted(dir.resolve("images/vmlinux"),
+                dir.resolve("images/rootfs"));
+        HttpResponse<String> res = send(HttpRequest.newBuilder(uri("/v1/sandboxes")).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(spec)), token);
+        assertThat(res.statusCode()).as(res.body()).isEqualTo(503);
+        assertThat(json(res).get("type").asText()).endsWith("/host-tools-unavailable");
+        assertThat(json(res).get("detail").asText()).contains("Cloud Hypervisor not found").contains("virtiofsd at '");
     }
 
     private static URI uri(String path) { return URI.create("http://127.0.0.1:" + daemon.port() + path); }

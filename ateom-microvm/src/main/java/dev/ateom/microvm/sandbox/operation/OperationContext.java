@@ -1,5 +1,6 @@
 package dev.ateom.microvm.sandbox.operation;
 
+import dev.ateom.microvm.HostTools;
 import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.sandbox.GuestProbe;
 import dev.ateom.microvm.sandbox.Operation;
@@ -12,13 +13,16 @@ import dev.ateom.microvm.timing.StepTimer;
 import dev.ateom.microvm.vm.SandboxLayout;
 import dev.ateom.virtiofsd.VirtiofsdLauncher;
 
-/**
- * What every operation works with, handed to each instead of calling back into the manager. {@code virtiofsd}
- * is null when the host has no usable virtiofsd (then no VM was ever started, and none is to be cleaned).
- */
-public record OperationContext(DaemonConfig config, SandboxStore store, VmStarter vms, VirtiofsdLauncher virtiofsd,
+/** What every operation works with, handed to each instead of calling back into the manager. */
+public record OperationContext(DaemonConfig config, SandboxStore store, VmStarter vms, HostTools tools,
                                SnapshotCatalog snapshots, SystemInfoVolumes systemInfo, GuestProbe probe, OperationMetrics metrics,
                                Transitions transitions, SandboxNetworks networks) {
+
+    /**
+     * The virtiofsd launcher (waits for the start's probe of virtiofsd if it still runs); null when the host has no
+     * usable virtiofsd (then no VM was ever started, and none is to be cleaned).
+     */
+    VirtiofsdLauncher virtiofsd() { return tools.virtiofsdLauncher(); }
 
     SandboxLayout layout(String sandboxId) { return SandboxLayout.of(config, sandboxId); }
 

@@ -18,7 +18,6 @@ import dev.ateom.virtiofsd.ShareKind;
 import dev.ateom.virtiofsd.ShareOptions;
 import dev.ateom.virtiofsd.ShareSet;
 import dev.ateom.virtiofsd.ShareSpec;
-import dev.ateom.virtiofsd.VirtiofsdLauncher;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -44,15 +43,13 @@ public final class VmStarter {
     private static final Duration CHV_READY_TIMEOUT = Duration.ofSeconds(30);
 
     private final DaemonConfig config;
-    private final VirtiofsdLauncher virtiofsd;
     private final SnapshotCatalog snapshots;
     private final HostTools tools;
     private final VmmPool pool;
 
-    public VmStarter(DaemonConfig config, VirtiofsdLauncher virtiofsd, SnapshotCatalog snapshots, HostTools tools, VmmPool pool) {
+    public VmStarter(DaemonConfig config, SnapshotCatalog snapshots, HostTools tools, VmmPool pool) {
         this.pool = pool;
         this.config = config;
-        this.virtiofsd = virtiofsd;
         this.snapshots = snapshots;
         this.tools = tools;
     }
@@ -85,7 +82,7 @@ public final class VmStarter {
     }
 
     /** Starts the shares together; a share that fails stops the others before this throws. */
-    ShareSet startShares(List<ShareSpec> specs) { return ShareSet.start(virtiofsd, specs); }
+    ShareSet startShares(List<ShareSpec> specs) { return ShareSet.start(tools.virtiofsdLauncher(), specs); }
 
     /** The shares once started, or the start's own failure. */
     static ShareSet awaitStarted(CompletableFuture<ShareSet> starting) {
