@@ -76,7 +76,7 @@ public final class SnapshotStaging implements AutoCloseable {
     /**
      * Makes the snapshot permanent: checks the pieces, punches holes over zero pages of
      * memory-ranges, hashes every file into manifest.json, fsyncs everything and renames the
-     * staging dir to {@code snapshots/<id>}.
+     * staging dir to {@code snapshots/<id>}. memory-ranges is read once: the punching pass also digests it.
      */
     public Snapshot commit(SnapshotMetadata metadata) throws IOException {
         if (committed) {
@@ -102,7 +102,7 @@ public final class SnapshotStaging implements AutoCloseable {
             Path path = layout.directory().resolve(file);
             makeReadOnly(path);
             files.add(file.equals(SnapshotLayout.MEMORY_RANGES)
-                    ? new Manifest.FileEntry(file, Files.size(path), MemoryPageDigest.of(path), MemoryPageDigest.ALGORITHM)
+                    ? new Manifest.FileEntry(file, Files.size(path), compaction.digest(), MemoryPageDigest.ALGORITHM)
                     : new Manifest.FileEntry(file, Files.size(path), Sha256.of(path)));
         }
         observer.completed(CommitStep.HASHED);

@@ -27,6 +27,23 @@ class MemoryPageDigestTest {
     }
 
     @Test
+    void thePunchingPassDigestsWhatTheDigestOfTheFileSays() throws IOException {
+        // zero runs inside a chunk, across the 1 MiB chunk boundary (pages 255-257) and at the end; a short last page
+        int size = (3 << 20) + 1000;
+        Path dense = file("dense-mixed", size, new int[] {0, 1, 5, 254, 258, 300, 600, 767}, true);
+        try (RandomAccessFile raf = new RandomAccessFile(dense.toFile(), "rw")) {
+            raf.seek(size - 10);
+            raf.write('x');
+        }
+        String expected = MemoryPageDigest.of(dense);
+        MemoryRangesCompactor.Result result = MemoryRangesCompactor.punchZeroPages(dense);
+        assertThat(result.digest()).isEqualTo(expected).isEqualTo(MemoryPageDigest.of(dense));
+        assertThat(result.punchedBytes()).isPositive();
+        assertThat(MemoryRangesCompactor.punchZeroPages(file("sparse-mixed", size, new int[] {2, 256, 700}, false)).digest())
+                .isEqualTo(MemoryPageDigest.of(file("dense-again", size, new int[] {2, 256, 700}, true)));
+    }
+
+    @Test
     void aChangedOrMovedPageChangesTheDigest() throws IOException {
         String original = MemoryPageDigest.of(file("a", 1 << 20, new int[] {3, 100}, false));
         assertThat(MemoryPageDigest.of(file("moved", 1 << 20, new int[] {4, 100}, false))).isNotEqualTo(original);
