@@ -299,7 +299,9 @@ public final class VirtiofsdLauncher implements AutoCloseable {
                         + " exited before listening on " + spec.socketPath() + ": " + exit.describe()
                         + "; log " + spec.logFile() + " ends with: " + String.join(" | ", exit.logTail()));
             }
-            Set<Long> listening = UnixSocketTable.listeningInodes(spec.socketPath());
+            // the socket file appears at bind(), just before listen(): a stat is far cheaper than reading the host's socket table
+            Set<Long> listening = Files.exists(spec.socketPath(), LinkOption.NOFOLLOW_LINKS)
+                    ? UnixSocketTable.listeningInodes(spec.socketPath()) : Set.of();
             if (!listening.isEmpty() && process.heldSocketInodes().stream().anyMatch(listening::contains)) {
                 process.rememberDescendants();
                 process.rememberOwnSockets();
@@ -316,7 +318,7 @@ public final class VirtiofsdLauncher implements AutoCloseable {
 
     private static void sleepBriefly() {
         try {
-            Thread.sleep(5);
+            Thread.sleep(2);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new VirtiofsdException("interrupted while waiting for virtiofsd", e);

@@ -1,5 +1,6 @@
 package dev.ateom.virtiofsd;
 
+import dev.ateom.process.ProcessTree;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Files;
@@ -121,6 +122,24 @@ public final class VirtiofsdProcess {
         }
     }
 
+    /**
+     * SIGKILL to it and its namespace-sandbox child at once, for when nothing it serves matters any more (its VM is
+     * gone or discarded); returns how it ended (possibly before we asked).
+     */
+    public VirtiofsdExit kill() {
+        if (exit.isDone()) return exit.join();
+        stopRequested.set(true);
+        rememberDescendants();
+        handle.destroyForcibly();
+        descendants.forEach(ProcessHandle::destroyForcibly);
+        try {
+            return awaitExit(KILL_WAIT);
+        } catch (TimeoutException e) {
+            throw new VirtiofsdException(spec.describe() + ": virtiofsd pid " + pid() + " still runs "
+                    + KILL_WAIT.toSeconds() + " s after SIGKILL");
+        }
+    }
+
     /** Stops this process (if still running) and starts a fresh one for the same share on a new socket path. */
     public VirtiofsdProcess restart(Path newSocketPath) {
         stop();
@@ -128,7 +147,7 @@ public final class VirtiofsdProcess {
     }
 
     void rememberDescendants() {
-        handle.descendants().forEach(descendants::add);
+        descendants.addAll(ProcessTree.descendants(pid()));
     }
 
     /** Records the sockets this process (tree) holds now, so that its exit never removes a successor's socket. */
@@ -232,7 +251,7 @@ public final class VirtiofsdProcess {
     Set<Long> heldSocketInodes() {
         Set<Long> inodes = new HashSet<>();
         LinuxProcess.read(pid()).ifPresent(p -> inodes.addAll(p.socketInodes()));
-        handle.descendants().forEach(d -> LinuxProcess.read(d.pid()).ifPresent(p -> inodes.addAll(p.socketInodes())));
+        ProcessTree.descendants(pid()).forEach(d -> LinuxProcess.read(d.pid()).ifPresent(p -> inodes.addAll(p.socketInodes())));
         return inodes;
     }
 
