@@ -88,10 +88,14 @@ final class BringUp {
 
     /**
      * A resume may start while its suspend's teardown still kills the previous VM (SandboxEntry): the virtiofsd and
-     * system-info steps overlap it, the rest waits for it (a step of its own when it had to wait at all).
+     * system-info steps overlap it, the rest waits for it. The wait is a span in the timings when there was one: it
+     * is no step (it cannot fail, and is no crash point of its own).
      */
     private static void awaitPreviousTeardown(SandboxEntry entry, StepTimer timer) {
-        if (entry.vmGonePending()) timer.run("previousTeardown", entry::awaitVmGone);
+        if (!entry.vmGonePending()) return;
+        long start = System.nanoTime();
+        entry.awaitVmGone();
+        timer.span("previousTeardown", start, System.nanoTime());
     }
 
     /** A slot with the sandbox's policy, released by the rollback after everything started later has stopped. */
