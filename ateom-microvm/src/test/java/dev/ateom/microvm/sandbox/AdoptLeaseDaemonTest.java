@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.json.ApiJson;
-import dev.ateom.store.ConditionalPutProxy;
-import dev.ateom.store.S3ProxyServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -13,7 +11,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.EnumMap;
 import java.util.Map;
 
 import static dev.ateom.microvm.sandbox.SnapshotStoreDaemonTest.awaitPushed;
@@ -23,57 +20,34 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Moving a sandbox between hosts with leases enforced: three in-process daemons (the stand-in's {@code none}
- * backend) reach s3proxy through {@link ConditionalPutProxy}, which makes {@code If-None-Match: *} atomic, so each
- * daemon's start probe finds conditional writes HONOURED and adopting takes {@code leases/<sandbox-id>}.
+ * backend) reach s3proxy through the conditional-put proxy ({@link StoreHosts.Front#LEASE_PROXY}), which makes
+ * {@code If-None-Match: *} atomic, so each daemon's start probe finds conditional writes HONOURED and adopting takes
+ * {@code leases/<sandbox-id>}.
  */
 class AdoptLeaseDaemonTest {
-    private static final String BUCKET = "fleet";
-    private static final String PREFIX = "leases-test";
-
     @TempDir static Path dir;
-    static S3ProxyServer s3;
-    static ConditionalPutProxy proxy;
+    static StoreHosts store;
     static DaemonHarness hostA;
     static DaemonHarness hostB;
     static DaemonHarness hostC;
 
     @BeforeAll
     static void start() throws Exception {
-        s3 = S3ProxyServer.start(Files.createDirectories(dir.resolve("s3")));
-        s3.createBucket(BUCKET);
-        proxy = new ConditionalPutProxy(s3.endpoint());
-        System.setProperty("aws.accessKeyId", S3ProxyServer.IDENTITY);
-        System.setProperty("aws.secretAccessKey", S3ProxyServer.CREDENTIAL);
-        Path imagesOfA = Files.createDirectories(DaemonHarness.imageDir(dir.resolve("host-a")));
-        hostA = new DaemonHarness(Files.createDirectories(dir.resolve("host-a")), flags("host-a", true, null));
-        hostB = new DaemonHarness(Files.createDirectories(dir.resolve("host-b")), flags("host-b", false, imagesOfA));
-        hostC = new DaemonHarness(Files.createDirectories(dir.resolve("host-c")), flags("host-c", false, imagesOfA));
+        store = StoreHosts.start(dir, "leases-test", StoreHosts.Front.LEASE_PROXY);
+        Path imagesOfA = Files.createDirectories(DaemonHarness.imageDir(store.root("host-a")));
+        hostA = store.host("host-a", flags("host-a", true, null));
+        hostB = store.host("host-b", flags("host-b", false, imagesOfA));
+        hostC = store.host("host-c", flags("host-c", false, imagesOfA));
     }
 
     @AfterAll
     static void stop() {
-        try {
-            for (DaemonHarness host : new DaemonHarness[] {hostA, hostB, hostC}) {
-                if (host != null) host.close();
-            }
-            assertThat(TestTools.leakedChildren()).as("processes left behind").isEmpty();
-        } finally {
-            if (proxy != null) proxy.close();
-            if (s3 != null) s3.close();
-            System.clearProperty("aws.accessKeyId");
-            System.clearProperty("aws.secretAccessKey");
-        }
+        if (store != null) store.close();
     }
 
     /** Store flags through the proxy; {@code imageRoot}: the guest images of host A, which every host of a fleet has. */
     private static Map<ConfigOption, String> flags(String hostId, boolean pushOnSuspend, Path imageRoot) {
-        Map<ConfigOption, String> flags = new EnumMap<>(ConfigOption.class);
-        flags.put(ConfigOption.SNAPSHOT_STORE, "s3://" + BUCKET + "/" + PREFIX);
-        flags.put(ConfigOption.SNAPSHOT_STORE_ENDPOINT, proxy.endpoint().toString());
-        flags.put(ConfigOption.SNAPSHOT_STORE_REGION, "us-east-1");
-        flags.put(ConfigOption.SNAPSHOT_STORE_PATH_STYLE, "true");
-        flags.put(ConfigOption.HOST_ID, hostId);
-        flags.put(ConfigOption.PUSH_ON_SUSPEND, Boolean.toString(pushOnSuspend));
+        Map<ConfigOption, String> flags = store.flags(hostId, pushOnSuspend);
         flags.put(ConfigOption.VMM_POOL, "0"); // each host would keep idle stand-ins; this machine runs three hosts at once
         if (imageRoot != null) flags.put(ConfigOption.IMAGE_ROOTS, imageRoot.toString());
         return flags;
@@ -153,8 +127,7 @@ class AdoptLeaseDaemonTest {
         return ApiJson.mapper().readTree(lease.toFile()).path("hostId").asText();
     }
 
-    /** Where s3proxy's filesystem backend keeps an object. */
     private static Path storedObject(String key) {
-        return s3.dataDirectory().resolve(BUCKET).resolve(PREFIX).resolve(key);
+        return store.storedObject(key);
     }
 }

@@ -7,7 +7,6 @@ import dev.ateom.microvm.Main;
 import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.microvm.remote.RemoteSnapshots;
-import dev.ateom.store.S3ProxyServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -43,48 +42,30 @@ import static org.assertj.core.api.Assertions.assertThat;
  * with path-style URLs. Host A pushes on every suspend; host B starts with an empty local store.
  */
 class SnapshotStoreDaemonTest {
-    private static final String BUCKET = "fleet";
     private static final String PREFIX = "snapshots-test";
 
     @TempDir static Path dir;
-    static S3ProxyServer s3;
+    static StoreHosts store;
     static DaemonHarness hostA;
     static DaemonHarness hostB;
 
     @BeforeAll
     static void start() throws Exception {
-        s3 = S3ProxyServer.start(Files.createDirectories(dir.resolve("s3")));
-        s3.createBucket(BUCKET);
-        // the daemons take credentials the SDK's usual way; in-process, that is the aws.* system properties
-        System.setProperty("aws.accessKeyId", S3ProxyServer.IDENTITY);
-        System.setProperty("aws.secretAccessKey", S3ProxyServer.CREDENTIAL);
-        hostA = new DaemonHarness(Files.createDirectories(dir.resolve("host-a")), storeFlags("host-a", true));
+        store = StoreHosts.start(dir, PREFIX, StoreHosts.Front.DIRECT);
+        hostA = store.host("host-a", storeFlags("host-a", true));
         // every host of a fleet has the guest images at the same paths: B allows A's image dir, which its clones name
-        Map<ConfigOption, String> hostBFlags = new EnumMap<>(storeFlags("host-b", false));
-        hostBFlags.put(ConfigOption.IMAGE_ROOTS, Files.createDirectories(DaemonHarness.imageDir(dir.resolve("host-a"))).toString());
-        hostB = new DaemonHarness(Files.createDirectories(dir.resolve("host-b")), hostBFlags);
+        Map<ConfigOption, String> hostBFlags = storeFlags("host-b", false);
+        hostBFlags.put(ConfigOption.IMAGE_ROOTS, Files.createDirectories(DaemonHarness.imageDir(store.root("host-a"))).toString());
+        hostB = store.host("host-b", hostBFlags);
     }
 
     @AfterAll
     static void stop() {
-        try {
-            if (hostA != null) hostA.close();
-            if (hostB != null) hostB.close();
-            assertThat(TestTools.leakedChildren()).as("processes left behind").isEmpty();
-        } finally {
-            if (s3 != null) s3.close();
-            System.clearProperty("aws.accessKeyId");
-            System.clearProperty("aws.secretAccessKey");
-        }
+        if (store != null) store.close();
     }
 
     static Map<ConfigOption, String> storeFlags(String hostId, boolean pushOnSuspend) {
-        return Map.of(ConfigOption.SNAPSHOT_STORE, "s3://" + BUCKET + "/" + PREFIX,
-                ConfigOption.SNAPSHOT_STORE_ENDPOINT, s3.endpoint().toString(),
-                ConfigOption.SNAPSHOT_STORE_REGION, "us-east-1",
-                ConfigOption.SNAPSHOT_STORE_PATH_STYLE, "true",
-                ConfigOption.HOST_ID, hostId,
-                ConfigOption.PUSH_ON_SUSPEND, Boolean.toString(pushOnSuspend));
+        return store.flags(hostId, pushOnSuspend);
     }
 
     @Test
@@ -219,7 +200,7 @@ class SnapshotStoreDaemonTest {
     void theStoreShowsItselfAndGcKeepsEveryReferencedChunk() throws Exception {
         JsonNode store = hostA.get("/v1/store").body();
         assertThat(store.path("configured").asBoolean()).isTrue();
-        assertThat(store.path("location").asText()).isEqualTo("s3://" + BUCKET + "/" + PREFIX);
+        assertThat(store.path("location").asText()).isEqualTo("s3://" + StoreHosts.BUCKET + "/" + PREFIX);
         assertThat(store.path("usable").asBoolean()).as(store.toString()).isTrue();
         assertThat(store.path("hostId").asText()).isEqualTo("host-a");
         assertThat(store.path("conditionalWrites").path("result").asText()).isNotEmpty();
@@ -342,7 +323,7 @@ class SnapshotStoreDaemonTest {
 
         Map<ConfigOption, String> flags = new EnumMap<>(storeFlags("host-c", false));
         flags.put(ConfigOption.SNAPSHOT_STORE_LEASES, "off");
-        flags.put(ConfigOption.IMAGE_ROOTS, DaemonHarness.imageDir(dir.resolve("host-a")).toString());
+        flags.put(ConfigOption.IMAGE_ROOTS, DaemonHarness.imageDir(store.root("host-a")).toString());
         try (DaemonHarness hostC = new DaemonHarness(other, flags)) {
             var adopted = hostC.post("/v1/sandboxes", adopt);
             assertThat(adopted.status()).as(adopted.body().toString()).isEqualTo(201);
@@ -448,7 +429,7 @@ class SnapshotStoreDaemonTest {
 
     /** Where s3proxy's filesystem backend keeps an object: tests plant damage behind the daemons' backs. */
     private static Path storedObject(String key) {
-        return s3.dataDirectory().resolve(BUCKET).resolve(PREFIX).resolve(key);
+        return store.storedObject(key);
     }
 
     static String randomHex() {
