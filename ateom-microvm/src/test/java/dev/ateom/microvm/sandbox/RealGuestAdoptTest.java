@@ -87,6 +87,7 @@ class RealGuestAdoptTest {
         assertThat(suspended.status()).as(suspended.body().toString()).isEqualTo(200);
         String snapshotId = suspended.body().path("snapshotId").asText();
         awaitPushed(hostA, snapshotId);
+        store.awaitNoLease("mover"); // A held it while the guest ran there; its suspend gives it back after the answer
         // B's source holds another value than A's did: an adopt regenerates secrets, it never carries A's over
         Files.writeString(secrets.resolve("token.tmp"), "token-of-host-b");
         Files.move(secrets.resolve("token.tmp"), secrets.resolve("token"), StandardCopyOption.ATOMIC_MOVE);

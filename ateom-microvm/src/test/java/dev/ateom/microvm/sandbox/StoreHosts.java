@@ -1,6 +1,7 @@
 package dev.ateom.microvm.sandbox;
 
 import dev.ateom.microvm.config.ConfigOption;
+import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.store.ConditionalPutProxy;
 import dev.ateom.store.S3ProxyServer;
 
@@ -12,6 +13,7 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -25,7 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * <pre>
  * store = StoreHosts.start(dir, "my-prefix", StoreHosts.Front.LEASE_PROXY);
  * hostA = store.host("host-a", store.flags("host-a", true));
- * store.storedObject("leases/s1");  // where s3proxy keeps a key of the prefix
+ * store.storedObject("snapshots/x/manifest.json");  // where s3proxy keeps a key of the prefix
+ * store.leaseHolder("s1");  store.awaitNoLease("s1");
  * </pre>
  */
 final class StoreHosts implements AutoCloseable {
@@ -95,6 +98,19 @@ final class StoreHosts implements AutoCloseable {
     /** Where s3proxy's filesystem backend keeps a key of the prefix: tests read leases and plant damage there. */
     Path storedObject(String key) {
         return s3.dataDirectory().resolve(BUCKET).resolve(prefix).resolve(key);
+    }
+
+    /** The host holding a sandbox's lease, if any (read where s3proxy keeps it). */
+    Optional<String> leaseHolder(String sandboxId) throws IOException {
+        Path lease = storedObject("leases/" + sandboxId);
+        if (!Files.exists(lease)) return Optional.empty();
+        return Optional.of(ApiJson.mapper().readTree(lease.toFile()).path("hostId").asText());
+    }
+
+    /** Waits (bounded) until nobody holds a sandbox's lease: a suspend gives it back in the background, after its answer. */
+    void awaitNoLease(String sandboxId) throws Exception {
+        for (int i = 0; i < 600 && Files.exists(storedObject("leases/" + sandboxId)); i++) Thread.sleep(50);
+        assertThat(leaseHolder(sandboxId)).as("holder of the lease of " + sandboxId + " after 30 s").isEmpty();
     }
 
     @Override

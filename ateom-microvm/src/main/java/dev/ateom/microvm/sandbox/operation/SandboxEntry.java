@@ -19,6 +19,8 @@ public final class SandboxEntry {
     private LiveVm live;
     /** The stop of the processes a suspend left running after its answer; complete when there is none. */
     private volatile CompletableFuture<Void> teardown = CompletableFuture.completedFuture(null);
+    /** The lease the running operation is taking (create, clone, resume), awaited before its VM is created. */
+    private volatile LeaseClaim lease = LeaseClaim.NONE;
 
     public SandboxEntry(SandboxRecord record) { this.record = record; }
 
@@ -29,6 +31,11 @@ public final class SandboxEntry {
     LiveVm live() { return live; }
 
     void live(LiveVm newLive) { this.live = newLive; }
+
+    /** Set by the operation's caller under the lock, before the operation runs; {@link LeaseClaim#NONE} after it. */
+    public void claiming(LeaseClaim claim) { this.lease = claim; }
+
+    LeaseClaim leaseClaim() { return lease; }
 
     void tearingDown(CompletableFuture<Void> pending) { this.teardown = pending; }
 
