@@ -117,7 +117,10 @@ public final class SandboxManager implements AutoCloseable {
     // ------------------------------------------------------------------ operations
 
     /** Where sandboxes take leases (the snapshot store); by default adopting is refused. Called before {@link #recover}. */
-    public void useLeases(SandboxLeases leases) { this.leases = new LeaseKeeper(leases); }
+    public void useLeases(SandboxLeases leases) {
+        this.leases.close(); // the default's: nothing queued
+        this.leases = new LeaseKeeper(leases);
+    }
 
     /**
      * Takes over a sandbox from a snapshot another host pushed: same id, uid and identity, resumed on this host. The
