@@ -32,6 +32,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Brings a sandbox's VM up, the one sequence create, clone and resume share: epoch run dir, (network slot), the
  * three virtiofsd started beside the caller's system-info step, (restore dir) and CHV (a claim from the warm pool),
+ * (the sandbox's lease, taken beside all that and awaited here when leases are held while running),
  * the runtime persisted before CHV is asked anything (so a crash leaves
  * findable processes), vm.create, (vm.add-net with the slot's TAP) and vm.boot or vm.restore (with the TAP as the
  * snapshot's NIC) and vm.resume, then readiness, the clock of a restored guest and the
@@ -75,6 +76,9 @@ final class BringUp {
                 : Optional.empty();
         ChvProcess chv = timer.step("chvStart", () -> vms.startChv(el, rollback));
         ShareSet shares = VmStarter.awaitStarted(starting);
+        // the last moment before the VM is created: the lease taken beside everything above must be held by now
+        LeaseClaim lease = entry.leaseClaim();
+        if (lease.enforced()) timer.run("lease", lease::await);
         context.transitions().apply(entry, withSlot(entry.record(), slot).withRuntime(VmStarter.runtimeOf(el, epoch, chv, shares,
                 slot == null ? null : SandboxNetworks.runtimeOf(slot)).restoredFrom(source instanceof VmSource.Restore restored
                         ? restored.snapshot().id() : null)));

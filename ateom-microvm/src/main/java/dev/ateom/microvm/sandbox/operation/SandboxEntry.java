@@ -21,6 +21,8 @@ public final class SandboxEntry {
     private volatile CompletableFuture<Void> teardown = CompletableFuture.completedFuture(null);
     /** The part of that teardown a resume waits for: the old VM's processes, slot and restore dir gone (the record follows). */
     private volatile CompletableFuture<Void> vmGone = CompletableFuture.completedFuture(null);
+    /** The lease the running operation is taking (create, clone, resume), awaited before its VM is created. */
+    private volatile LeaseClaim lease = LeaseClaim.NONE;
 
     public SandboxEntry(SandboxRecord record) { this.record = record; }
 
@@ -31,6 +33,11 @@ public final class SandboxEntry {
     LiveVm live() { return live; }
 
     void live(LiveVm newLive) { this.live = newLive; }
+
+    /** Set by the operation's caller under the lock, before the operation runs; {@link LeaseClaim#NONE} after it. */
+    public void claiming(LeaseClaim claim) { this.lease = claim; }
+
+    LeaseClaim leaseClaim() { return lease; }
 
     void tearingDown(CompletableFuture<Void> vmGone, CompletableFuture<Void> pending) {
         this.vmGone = vmGone;
