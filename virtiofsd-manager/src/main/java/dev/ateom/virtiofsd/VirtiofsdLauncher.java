@@ -299,9 +299,7 @@ public final class VirtiofsdLauncher implements AutoCloseable {
                         + " exited before listening on " + spec.socketPath() + ": " + exit.describe()
                         + "; log " + spec.logFile() + " ends with: " + String.join(" | ", exit.logTail()));
             }
-            // the socket file appears at bind(), just before listen(): a stat is far cheaper than reading the host's socket table
-            Set<Long> listening = Files.exists(spec.socketPath(), LinkOption.NOFOLLOW_LINKS)
-                    ? UnixSocketTable.listeningInodes(spec.socketPath()) : Set.of();
+            Set<Long> listening = UnixSocketTable.listeningInodes(spec.socketPath());
             if (!listening.isEmpty() && process.heldSocketInodes().stream().anyMatch(listening::contains)) {
                 process.rememberDescendants();
                 process.rememberOwnSockets();
@@ -318,7 +316,7 @@ public final class VirtiofsdLauncher implements AutoCloseable {
 
     private static void sleepBriefly() {
         try {
-            Thread.sleep(2);
+            Thread.sleep(5);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new VirtiofsdException("interrupted while waiting for virtiofsd", e);

@@ -129,7 +129,8 @@ public final class VirtiofsdProcess {
     public VirtiofsdExit kill() {
         if (exit.isDone()) return exit.join();
         stopRequested.set(true);
-        rememberDescendants();
+        // its own tree only (long started by now): a host-wide scan costs tens of ms on a loaded host
+        descendants.addAll(ProcessTree.descendants(pid()));
         handle.destroyForcibly();
         descendants.forEach(ProcessHandle::destroyForcibly);
         try {
@@ -147,7 +148,7 @@ public final class VirtiofsdProcess {
     }
 
     void rememberDescendants() {
-        descendants.addAll(ProcessTree.descendants(pid()));
+        handle.descendants().forEach(descendants::add);
     }
 
     /** Records the sockets this process (tree) holds now, so that its exit never removes a successor's socket. */
@@ -251,7 +252,7 @@ public final class VirtiofsdProcess {
     Set<Long> heldSocketInodes() {
         Set<Long> inodes = new HashSet<>();
         LinuxProcess.read(pid()).ifPresent(p -> inodes.addAll(p.socketInodes()));
-        ProcessTree.descendants(pid()).forEach(d -> LinuxProcess.read(d.pid()).ifPresent(p -> inodes.addAll(p.socketInodes())));
+        handle.descendants().forEach(d -> LinuxProcess.read(d.pid()).ifPresent(p -> inodes.addAll(p.socketInodes())));
         return inodes;
     }
 
