@@ -155,6 +155,14 @@ class AdoptLeaseDaemonTest {
         assertThat(hostB.stateDir().resolve("sandboxes/leased-3")).doesNotExist();
         assertThat(hostB.runDir().resolve("leased-3")).as("its processes stopped, its run dir removed").doesNotExist();
         assertThat(leaseHolder("leased-3")).isEqualTo("host-a");
+        // a clone is a sandbox of its own: it holds its own lease while it runs, given back on delete
+        ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshotId).put("id", "leased-3-clone");
+        clone.putObject("identity").put("name", "leased-3-clone").put("namespace", "tests");
+        var cloned = hostB.post("/v1/sandboxes", clone);
+        assertThat(cloned.status()).as(cloned.body().toString()).isEqualTo(201);
+        assertThat(leaseHolder("leased-3-clone")).isEqualTo("host-b");
+        assertThat(hostB.delete("/v1/sandboxes/leased-3-clone?deleteSnapshots=true").status()).isEqualTo(204);
+        assertThat(storedObject("leases/leased-3-clone")).doesNotExist();
 
         // A suspends: the lease goes (after the answer), and B may take the sandbox over from A's newest snapshot
         var suspended = hostA.post("/v1/sandboxes/leased-3/suspend", "{}");
