@@ -79,7 +79,8 @@ final class LeaseKeeper implements AutoCloseable {
                 throw new RemoteStoreException(e.kind(), e.detail() + "; sandbox " + id + " has been in the snapshot store "
                         + "(inStore), so it does not run without its lease", e.option(), e.getCause());
             }
-            LOG.log(WARNING, "sandbox " + id + ": " + operation.wireName() + " goes on without its lease (" + e.detail() + "); "
+            String why = e.getCause() != null ? e.getCause().getMessage() : e.detail(); // the store's words, not the refusal's
+            LOG.log(WARNING, "sandbox " + id + ": " + operation.wireName() + " goes on without its lease (" + why + "); "
                     + "none of its snapshots was ever in the store, so no other host can run it, and a push of one takes the lease first");
         }
     }
