@@ -108,7 +108,8 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
         try {
             ProbeResult probe = store.probe();
             if (leases == null) {
-                leases = probe.leasesSafe() ? "adopting takes a lease"
+                leases = probe.leasesSafe() ? "every sandbox holds its lease while it runs here (create, clone, resume and adopt take it; "
+                        + "suspend and delete give it back)"
                         : "adopting is refused unless --snapshot-store-leases=off (leases need conditional writes)";
             }
             LOG.log(probe.leasesSafe() || config.settings().leases() == LeaseMode.OFF ? INFO : WARNING,
@@ -268,7 +269,14 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
         }
     }
 
-    // ------------------------------------------------------------------ leases (adopt)
+    // ------------------------------------------------------------------ leases
+
+    /** Leases enforced: every sandbox holds its lease while it runs here (docs/decisions.md, "lease while running"). */
+    @Override
+    public boolean heldWhileRunning() {
+        return store != null && config.settings().leases() == LeaseMode.ENFORCED
+                && store.lastProbe().map(ProbeResult::leasesSafe).orElse(false);
+    }
 
     @Override
     public void acquire(String sandboxId) {
@@ -276,10 +284,10 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
         try {
             Lease lease = remote.leases().acquire(sandboxId, config.hostId());
             LOG.log(lease.enforced() ? INFO : WARNING, lease.enforced()
-                    ? "took the lease of sandbox " + sandboxId + " for host " + config.hostId()
+                    ? "holding the lease of sandbox " + sandboxId + " for host " + config.hostId()
                     : "adopting sandbox " + sandboxId + " without a lease (--snapshot-store-leases=off): keep other hosts from running it");
         } catch (IOException e) {
-            throw StoreFailures.of("lease of sandbox " + sandboxId, null, e);
+            throw StoreFailures.of("lease of sandbox " + sandboxId + " (nothing of it was started on this host)", null, e);
         }
     }
 
