@@ -4,7 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.json.ApiJson;
-import dev.ateom.store.S3ProxyServer;
 import org.junit.jupiter.api.Tag;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -14,7 +13,6 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
-import java.util.EnumMap;
 import java.util.List;
 import java.util.Locale;
 import java.util.Map;
@@ -26,17 +24,17 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Issue 14's second figure: the time from "adopt" on host B (a second daemon with its own state and run dirs, sharing
- * one s3proxy bucket with host A, {@code --snapshot-store-leases=off} because s3proxy does not make conditional writes
- * atomic) to a running sandbox, beside a local resume of the same snapshot on host A. Each round: A creates a sandbox,
- * writes {@code -Dbench.durableMib} (default 64) of random durable data, suspends and pushes; B adopts the snapshot
- * (pull, verify, restore: B has never seen it), then A resumes its own copy. The CHV stand-in's {@code none} backend,
- * so the restore itself is the daemon's work only and the difference is the pull. Prints the median of
- * {@code -Dbench.rounds} (default 5) and every round; also {@code ateom-microvm/target/adopt-benchmark.md}.
+ * one s3proxy bucket with host A through {@link StoreHosts}, {@code --snapshot-store-leases=off} because s3proxy does
+ * not make conditional writes atomic) to a running sandbox, beside a local resume of the same snapshot on host A. Each
+ * round: A creates a sandbox, writes {@code -Dbench.durableMib} (default 64) of random durable data, suspends and
+ * pushes; B adopts the snapshot (pull, verify, restore: B has never seen it), then A resumes its own copy. The CHV
+ * stand-in's {@code none} backend, so the restore is the daemon's work only; the difference is the pull and the
+ * durable dir's extraction (a local resume reuses its durable dir). Prints the median of {@code -Dbench.rounds}
+ * (default 5) and every round; also {@code ateom-microvm/target/adopt-benchmark.md}.
  * Run: {@code mvn -pl ateom-microvm test -Dtest=AdoptBenchmark -Dsurefire.excludedGroups=none}.
  */
 @Tag("benchmark")
 class AdoptBenchmark {
-    private static final String BUCKET = "fleet";
     private static final String PREFIX = "adopt-bench";
 
     @TempDir Path dir;
@@ -48,20 +46,13 @@ class AdoptBenchmark {
         int rounds = Integer.getInteger("bench.rounds", 5);
         int durableMib = Integer.getInteger("bench.durableMib", 64);
         List<Round> measured = new ArrayList<>();
-        System.setProperty("aws.accessKeyId", S3ProxyServer.IDENTITY);
-        System.setProperty("aws.secretAccessKey", S3ProxyServer.CREDENTIAL);
-        try (S3ProxyServer s3 = S3ProxyServer.start(Files.createDirectories(dir.resolve("s3")))) {
-            s3.createBucket(BUCKET);
-            Path imagesOfA = Files.createDirectories(DaemonHarness.imageDir(dir.resolve("host-a")));
-            try (DaemonHarness hostA = new DaemonHarness(Files.createDirectories(dir.resolve("host-a")), flags(s3, "host-a", true, null));
-                 DaemonHarness hostB = new DaemonHarness(Files.createDirectories(dir.resolve("host-b")), flags(s3, "host-b", false, imagesOfA))) {
-                for (int round = 1; round <= rounds; round++) {
-                    measured.add(round(hostA, hostB, "move-" + round, durableMib, round));
-                }
+        try (StoreHosts store = StoreHosts.start(dir, PREFIX, StoreHosts.Front.DIRECT)) {
+            Path imagesOfA = Files.createDirectories(DaemonHarness.imageDir(store.root("host-a")));
+            DaemonHarness hostA = store.host("host-a", flags(store, "host-a", true, null));
+            DaemonHarness hostB = store.host("host-b", flags(store, "host-b", false, imagesOfA));
+            for (int round = 1; round <= rounds; round++) {
+                measured.add(round(hostA, hostB, "move-" + round, durableMib, round));
             }
-        } finally {
-            System.clearProperty("aws.accessKeyId");
-            System.clearProperty("aws.secretAccessKey");
         }
         String table = table(measured, durableMib);
         System.out.print(table);
@@ -95,17 +86,11 @@ class AdoptBenchmark {
         return new Round(adoptMs, resumeMs, adopted.body().path("timingsMs"), resumed.body().path("timingsMs"));
     }
 
-    /** Host flags: the shared bucket, path-style, leases off (s3proxy races conditional writes), A pushes on suspend. */
-    private static Map<ConfigOption, String> flags(S3ProxyServer s3, String hostId, boolean pushOnSuspend, Path imageRoot) {
-        Map<ConfigOption, String> flags = new EnumMap<>(ConfigOption.class);
-        flags.put(ConfigOption.SNAPSHOT_STORE, "s3://" + BUCKET + "/" + PREFIX);
-        flags.put(ConfigOption.SNAPSHOT_STORE_ENDPOINT, s3.endpoint().toString());
-        flags.put(ConfigOption.SNAPSHOT_STORE_REGION, "us-east-1");
-        flags.put(ConfigOption.SNAPSHOT_STORE_PATH_STYLE, "true");
+    /** The fixture's store flags, leases off (s3proxy races conditional writes); B may use A's guest images, as a fleet would. */
+    private static Map<ConfigOption, String> flags(StoreHosts store, String hostId, boolean pushOnSuspend, Path imageRoot) {
+        Map<ConfigOption, String> flags = store.flags(hostId, pushOnSuspend);
         flags.put(ConfigOption.SNAPSHOT_STORE_LEASES, "off");
-        flags.put(ConfigOption.HOST_ID, hostId);
-        flags.put(ConfigOption.PUSH_ON_SUSPEND, Boolean.toString(pushOnSuspend));
-        if (imageRoot != null) flags.put(ConfigOption.IMAGE_ROOTS, imageRoot.toString()); // every host of a fleet has the images
+        if (imageRoot != null) flags.put(ConfigOption.IMAGE_ROOTS, imageRoot.toString());
         return flags;
     }
 
