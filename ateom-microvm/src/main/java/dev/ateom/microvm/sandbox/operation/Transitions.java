@@ -59,8 +59,10 @@ public final class Transitions {
      * that happens, under the sandbox's lock, so a crash in between errs on the side of requiring its lease.
      */
     public void markInStore(SandboxEntry entry) {
-        if (entry.record().inStore()) return;
-        apply(entry, entry.record().markedInStore());
+        synchronized (entry) { // read and write as one: a suspend's teardown thread may drop the runtime meanwhile
+            if (entry.record().inStore()) return;
+            apply(entry, entry.record().markedInStore());
+        }
         LOG.log(INFO, "sandbox " + entry.record().id() + " is in the snapshot store from now on: with leases enforced it runs "
                 + "only with its lease");
     }
