@@ -15,6 +15,7 @@ import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.function.BiConsumer;
 
 /**
  * A test-only HTTP proxy in front of s3proxy that makes {@code If-None-Match: *} atomic: s3proxy 2.9.0 checks the
@@ -29,6 +30,7 @@ public final class ConditionalPutProxy implements AutoCloseable {
     private final HttpServer server;
     private final ExecutorService threads = Executors.newFixedThreadPool(16);
     private final ReentrantLock conditionalWrites = new ReentrantLock(true);
+    private volatile BiConsumer<String, String> observer = (method, path) -> { };
 
     public ConditionalPutProxy(URI backend) throws IOException {
         this.backend = backend;
@@ -36,6 +38,14 @@ public final class ConditionalPutProxy implements AutoCloseable {
         server.createContext("/", this::forward);
         server.setExecutor(threads);
         server.start();
+    }
+
+    /**
+     * Called with each request's method and raw path just before it is forwarded, on the request's thread: tests count
+     * requests, or stop the backend there to cut a transfer off at an exact request (which then finds no server).
+     */
+    public void beforeForwarding(BiConsumer<String, String> observer) {
+        this.observer = observer;
     }
 
     public URI endpoint() {
@@ -49,6 +59,7 @@ public final class ConditionalPutProxy implements AutoCloseable {
         }
         try (exchange) {
             byte[] body = exchange.getRequestBody().readAllBytes();
+            observer.accept(exchange.getRequestMethod(), exchange.getRequestURI().getRawPath());
             HttpURLConnection connection = (HttpURLConnection) backend.resolve(exchange.getRequestURI().getRawPath()
                     + (exchange.getRequestURI().getRawQuery() == null ? "" : "?" + exchange.getRequestURI().getRawQuery())).toURL().openConnection();
             connection.setRequestMethod(exchange.getRequestMethod());

@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 import static java.lang.System.Logger.Level.INFO;
@@ -53,6 +54,7 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
     private final SnapshotStore local;
     private final HypervisorVersion chvVersion;
     private final StoreMetrics metrics;
+    private Consumer<String> beforePush = sandboxId -> { };
 
     private RemoteSnapshots(RemoteStoreConfig config, RemoteSnapshotStore store, RemoteStoreException unusable, SnapshotStore local,
                             HypervisorVersion chvVersion, StoreMetrics metrics) {
@@ -108,7 +110,8 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
         try {
             ProbeResult probe = store.probe();
             if (leases == null) {
-                leases = probe.leasesSafe() ? "adopting takes a lease"
+                leases = probe.leasesSafe() ? "every sandbox holds its lease while it runs here (create, clone, resume and adopt take it; "
+                        + "suspend and delete give it back)"
                         : "adopting is refused unless --snapshot-store-leases=off (leases need conditional writes)";
             }
             LOG.log(probe.leasesSafe() || config.settings().leases() == LeaseMode.OFF ? INFO : WARNING,
@@ -171,9 +174,16 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
         Optional<PushStatus> running = remote.pushStatus(snapshotId)
                 .filter(status -> status.state() == TransferState.PENDING || status.state() == TransferState.RUNNING);
         if (running.isPresent()) return RemoteState.of(running.get());
+        beforePush.accept(snapshot.manifest().source().sandboxId());
         startPush(remote, snapshot);
         return remote.pushStatus(snapshotId).map(RemoteState::of).orElse(RemoteState.notPushed());
     }
+
+    /**
+     * Called with the sandbox id before a push on request sends anything (the sandbox is marked in the store and, when
+     * it runs here, takes its lease); may refuse the push by throwing. A suspend that pushes marks it itself.
+     */
+    public void beforePushing(Consumer<String> hook) { this.beforePush = hook; }
 
     /** After a suspend's commit, with {@code --push-on-suspend}: a background push (its failure is logged and shown, never thrown). */
     public void pushAfterSuspend(String snapshotId) {
@@ -268,7 +278,14 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
         }
     }
 
-    // ------------------------------------------------------------------ leases (adopt)
+    // ------------------------------------------------------------------ leases
+
+    /** Leases enforced: every sandbox holds its lease while it runs here (docs/decisions.md, "lease while running"). */
+    @Override
+    public boolean heldWhileRunning() {
+        return store != null && config.settings().leases() == LeaseMode.ENFORCED
+                && store.lastProbe().map(ProbeResult::leasesSafe).orElse(false);
+    }
 
     @Override
     public void acquire(String sandboxId) {
@@ -276,10 +293,10 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
         try {
             Lease lease = remote.leases().acquire(sandboxId, config.hostId());
             LOG.log(lease.enforced() ? INFO : WARNING, lease.enforced()
-                    ? "took the lease of sandbox " + sandboxId + " for host " + config.hostId()
+                    ? "holding the lease of sandbox " + sandboxId + " for host " + config.hostId()
                     : "adopting sandbox " + sandboxId + " without a lease (--snapshot-store-leases=off): keep other hosts from running it");
         } catch (IOException e) {
-            throw StoreFailures.of("lease of sandbox " + sandboxId, null, e);
+            throw StoreFailures.of("lease of sandbox " + sandboxId + " (nothing of it was started on this host)", null, e);
         }
     }
 

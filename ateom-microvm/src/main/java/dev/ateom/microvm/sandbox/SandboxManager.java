@@ -3,6 +3,7 @@ package dev.ateom.microvm.sandbox;
 import dev.ateom.microvm.HostTools;
 import dev.ateom.microvm.PrivateDirs;
 import dev.ateom.microvm.config.DaemonConfig;
+import dev.ateom.microvm.config.RemoteStoreConfig;
 import dev.ateom.microvm.events.EventLog;
 import dev.ateom.microvm.logging.LogContext;
 import dev.ateom.microvm.sandbox.operation.AdoptOperation;
@@ -31,6 +32,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
@@ -62,7 +64,7 @@ public final class SandboxManager implements AutoCloseable {
     private final Map<String, SandboxEntry> sandboxes = new ConcurrentHashMap<>();
     private final EventLog events = new EventLog(EventLog.DEFAULT_RING_SIZE, EventLog.DEFAULT_QUEUE_SIZE);
     private Consumer<String> afterSuspend = snapshotId -> { };
-    private SandboxLeases leases = SandboxLeases.NONE;
+    private LeaseKeeper leases = new LeaseKeeper(SandboxLeases.NONE);
     /** Bounds the restores a fork runs at once (each restore reads a whole memory image and starts four processes). */
     private final Semaphore restoreSlots;
     private final VmmPool pool;
@@ -115,12 +117,16 @@ public final class SandboxManager implements AutoCloseable {
 
     // ------------------------------------------------------------------ operations
 
-    /** Where adopting takes leases (the snapshot store); by default adopting is refused. */
-    public void useLeases(SandboxLeases leases) { this.leases = leases; }
+    /** Where sandboxes take leases (the snapshot store); by default adopting is refused. Called before {@link #recover}. */
+    public void useLeases(SandboxLeases leases) {
+        this.leases.close(); // the default's: nothing queued
+        this.leases = new LeaseKeeper(leases);
+    }
 
     /**
      * Takes over a sandbox from a snapshot another host pushed: same id, uid and identity, resumed on this host. The
-     * snapshot is pulled if it is not here; the sandbox's lease is taken first, so two hosts never run it.
+     * snapshot is pulled if it is not here; the sandbox's lease is taken first, so two hosts never run it (the resume
+     * that follows finds it held by this host already).
      */
     public OperationResult adopt(String snapshotId, RestoreOptions options) {
         requireHypervisor();
@@ -183,6 +189,27 @@ public final class SandboxManager implements AutoCloseable {
     /** Called with the snapshot id after every successful suspend (push-on-suspend); must return at once. */
     public void afterSuspend(Consumer<String> action) { this.afterSuspend = action; }
 
+    private boolean pushesOnSuspend() {
+        return context.config().snapshotStore().map(RemoteStoreConfig::pushOnSuspend).orElse(false);
+    }
+
+    /**
+     * Before a push of one of a sandbox's snapshots sends anything ({@code POST /v1/snapshots/{id}/push}): the sandbox
+     * may exist elsewhere from then on, so its record says so first (durably: a crash mid-push errs on the safe side),
+     * and one that runs here takes its lease first (it may have started without one while the store could not be
+     * asked), so no other host adopts the pushed snapshot while it runs here. Refused (nothing pushed) when the
+     * lease cannot be had or another operation holds the sandbox. No sandbox of that id here: nothing to do.
+     */
+    public void beforePush(String sandboxId) {
+        SandboxEntry entry = sandboxes.get(sandboxId);
+        if (entry == null) return;
+        try (var lock = entry.acquire("push"); var log = LogContext.with("sandbox", sandboxId)) {
+            if (sandboxes.get(sandboxId) != entry || entry.record().state() == SandboxState.DELETING) return; // deleted meanwhile
+            context.transitions().markInStore(entry);
+            if (entry.record().state() == SandboxState.RUNNING) leases.holdBeforePush(sandboxId);
+        }
+    }
+
     /** Create, or clone when the request names a snapshot: a new sandbox, RUNNING when this returns. */
     public OperationResult create(SandboxSpec request) { return create(request, RestoreOptions.DEFAULT); }
 
@@ -204,7 +231,12 @@ public final class SandboxManager implements AutoCloseable {
                 throw AlreadyExistsException.leftoverDirectory(id);
             }
             OperationProgress.current().admitted(id);
-            return plan.source() == null ? new CreateOperation(context).run(entry) : new CloneOperation(context, plan.source()).run(entry);
+            entry.claiming(leases.claim(entry.record(), plan.operation()));
+            try {
+                return plan.source() == null ? new CreateOperation(context).run(entry) : new CloneOperation(context, plan.source()).run(entry);
+            } finally {
+                leases.follow(entry);
+            }
         } finally {
             // only a sandbox whose record is on disk exists: a create that could not even persist FAILED leaves nothing
             if (!context.store().hasRecord(id)) sandboxes.remove(id, entry);
@@ -229,7 +261,11 @@ public final class SandboxManager implements AutoCloseable {
     /** Suspend, the snapshot named and labelled as {@code tags} says (refused before anything is paused if it cannot be). */
     public OperationResult suspend(String id, SnapshotTags tags) {
         requireValid(tags);
-        OperationResult result = runOn(id, Operation.SUSPEND, entry -> withName(entry, tags, () -> new SuspendOperation(context, tags).run(entry)));
+        OperationResult result = runOn(id, Operation.SUSPEND, entry -> {
+            // the snapshot this suspend takes will be pushed: the sandbox may exist elsewhere from now on
+            if (pushesOnSuspend()) context.transitions().markInStore(entry);
+            return followingLease(entry, () -> withName(entry, tags, () -> new SuspendOperation(context, tags).run(entry)));
+        });
         afterSuspend.accept(result.snapshotId());
         return result;
     }
@@ -239,9 +275,9 @@ public final class SandboxManager implements AutoCloseable {
     /** Resume; a latest snapshot that is not on this host (deleted here after a push) is pulled from the store first. */
     public OperationResult resume(String id, RestoreOptions options) {
         return runOn(id, Operation.RESUME, entry -> {
-            leases.requireNotHeldByAnother(id);
+            entry.claiming(leases.claim(entry.record(), Operation.RESUME));
             OperationProgress.current().admitted(id);
-            return new ResumeOperation(context, options).run(entry);
+            return followingLease(entry, () -> new ResumeOperation(context, options).run(entry));
         });
     }
 
@@ -251,12 +287,22 @@ public final class SandboxManager implements AutoCloseable {
     /** Checkpoint, the snapshot named and labelled as {@code tags} says (refused before anything is paused if it cannot be). */
     public OperationResult checkpoint(String id, SnapshotTags tags) {
         requireValid(tags);
-        return runOn(id, Operation.CHECKPOINT, entry -> withName(entry, tags, () -> new CheckpointOperation(context, tags).run(entry)));
+        return runOn(id, Operation.CHECKPOINT, entry -> followingLease(entry,
+                () -> withName(entry, tags, () -> new CheckpointOperation(context, tags).run(entry))));
     }
 
     private static void requireValid(SnapshotTags tags) {
         List<SpecViolation> violations = tags.violations();
         if (!violations.isEmpty()) throw new InvalidSpecException(violations);
+    }
+
+    /** Runs an operation, then (under the same lock) gives the lease back if the sandbox no longer runs here. */
+    private OperationResult followingLease(SandboxEntry entry, Supplier<OperationResult> operation) {
+        try {
+            return operation.get();
+        } finally {
+            leases.follow(entry);
+        }
     }
 
     /** Runs a snapshotting operation holding its snapshot's name, so no other snapshot can take it meanwhile. */
@@ -342,6 +388,7 @@ public final class SandboxManager implements AutoCloseable {
     public void recover() {
         Recovery recovery = new Recovery(context);
         List<SandboxRecord> records = context.store().loadAll();
+        List<SandboxEntry> settled = new ArrayList<>();
         // the slots of sandboxes that may still run are left alone; every other slot of the daemon's is removed
         context.networks().open(SandboxNetworks.ownedBy(records));
         for (SandboxRecord record : records) {
@@ -349,11 +396,13 @@ public final class SandboxManager implements AutoCloseable {
                 SandboxEntry entry = new SandboxEntry(record);
                 sandboxes.put(record.id(), entry);
                 if (!recovery.run(entry)) sandboxes.remove(record.id());
+                else if (record.state() != SandboxState.SUSPENDED && record.state() != SandboxState.FAILED) settled.add(entry);
             } catch (RuntimeException e) {
                 LOG.log(WARNING, "recovery of sandbox " + record.id() + " failed: " + e.getMessage(), e);
             }
         }
         context.networks().reclaimUnadopted();
+        leases.afterRecovery(settled); // in the background: running ones keep their lease, the others give it back
         for (String id : sandboxes.keySet()) PrivateDirs.ensure(context.store().sandboxDir(id));
         for (Path orphan : orphanDirs()) {
             LOG.log(WARNING, "orphan sandbox directory " + orphan + ": no sandbox record owns it (unreadable or missing "
@@ -377,6 +426,7 @@ public final class SandboxManager implements AutoCloseable {
     public void close() {
         idleTimeouts.close(); // first: no idle action races the suspends of the stop
         DaemonStop.run(sandboxes.values(), context.config().childrenDieWithDaemon(), this::suspend);
+        leases.close(); // the suspends' give-backs, before the store closes
         pool.close();
     }
 }

@@ -4,8 +4,6 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.json.ApiJson;
-import dev.ateom.store.ConditionalPutProxy;
-import dev.ateom.store.S3ProxyServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -13,7 +11,6 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.EnumMap;
 import java.util.Map;
 
 import static dev.ateom.microvm.sandbox.SnapshotStoreDaemonTest.awaitPushed;
@@ -23,57 +20,34 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Moving a sandbox between hosts with leases enforced: three in-process daemons (the stand-in's {@code none}
- * backend) reach s3proxy through {@link ConditionalPutProxy}, which makes {@code If-None-Match: *} atomic, so each
- * daemon's start probe finds conditional writes HONOURED and adopting takes {@code leases/<sandbox-id>}.
+ * backend) reach s3proxy through the conditional-put proxy ({@link StoreHosts.Front#LEASE_PROXY}), which makes
+ * {@code If-None-Match: *} atomic, so each daemon's start probe finds conditional writes HONOURED and adopting takes
+ * {@code leases/<sandbox-id>}.
  */
 class AdoptLeaseDaemonTest {
-    private static final String BUCKET = "fleet";
-    private static final String PREFIX = "leases-test";
-
     @TempDir static Path dir;
-    static S3ProxyServer s3;
-    static ConditionalPutProxy proxy;
+    static StoreHosts store;
     static DaemonHarness hostA;
     static DaemonHarness hostB;
     static DaemonHarness hostC;
 
     @BeforeAll
     static void start() throws Exception {
-        s3 = S3ProxyServer.start(Files.createDirectories(dir.resolve("s3")));
-        s3.createBucket(BUCKET);
-        proxy = new ConditionalPutProxy(s3.endpoint());
-        System.setProperty("aws.accessKeyId", S3ProxyServer.IDENTITY);
-        System.setProperty("aws.secretAccessKey", S3ProxyServer.CREDENTIAL);
-        Path imagesOfA = Files.createDirectories(DaemonHarness.imageDir(dir.resolve("host-a")));
-        hostA = new DaemonHarness(Files.createDirectories(dir.resolve("host-a")), flags("host-a", true, null));
-        hostB = new DaemonHarness(Files.createDirectories(dir.resolve("host-b")), flags("host-b", false, imagesOfA));
-        hostC = new DaemonHarness(Files.createDirectories(dir.resolve("host-c")), flags("host-c", false, imagesOfA));
+        store = StoreHosts.start(dir, "leases-test", StoreHosts.Front.LEASE_PROXY);
+        Path imagesOfA = Files.createDirectories(DaemonHarness.imageDir(store.root("host-a")));
+        hostA = store.host("host-a", flags("host-a", true, null));
+        hostB = store.host("host-b", flags("host-b", false, imagesOfA));
+        hostC = store.host("host-c", flags("host-c", false, imagesOfA));
     }
 
     @AfterAll
     static void stop() {
-        try {
-            for (DaemonHarness host : new DaemonHarness[] {hostA, hostB, hostC}) {
-                if (host != null) host.close();
-            }
-            assertThat(TestTools.leakedChildren()).as("processes left behind").isEmpty();
-        } finally {
-            if (proxy != null) proxy.close();
-            if (s3 != null) s3.close();
-            System.clearProperty("aws.accessKeyId");
-            System.clearProperty("aws.secretAccessKey");
-        }
+        if (store != null) store.close();
     }
 
     /** Store flags through the proxy; {@code imageRoot}: the guest images of host A, which every host of a fleet has. */
     private static Map<ConfigOption, String> flags(String hostId, boolean pushOnSuspend, Path imageRoot) {
-        Map<ConfigOption, String> flags = new EnumMap<>(ConfigOption.class);
-        flags.put(ConfigOption.SNAPSHOT_STORE, "s3://" + BUCKET + "/" + PREFIX);
-        flags.put(ConfigOption.SNAPSHOT_STORE_ENDPOINT, proxy.endpoint().toString());
-        flags.put(ConfigOption.SNAPSHOT_STORE_REGION, "us-east-1");
-        flags.put(ConfigOption.SNAPSHOT_STORE_PATH_STYLE, "true");
-        flags.put(ConfigOption.HOST_ID, hostId);
-        flags.put(ConfigOption.PUSH_ON_SUSPEND, Boolean.toString(pushOnSuspend));
+        Map<ConfigOption, String> flags = store.flags(hostId, pushOnSuspend);
         flags.put(ConfigOption.VMM_POOL, "0"); // each host would keep idle stand-ins; this machine runs three hosts at once
         if (imageRoot != null) flags.put(ConfigOption.IMAGE_ROOTS, imageRoot.toString());
         return flags;
@@ -92,6 +66,7 @@ class AdoptLeaseDaemonTest {
         String notes = "moves to host B " + randomHex();
         String snapshotId = createWriteAndSuspend(hostA, "leased-1", notes);
         awaitPushed(hostA, snapshotId);
+        store.awaitNoLease("leased-1"); // A held it while the sandbox ran there; its suspend gives it back after the answer
         ObjectNode adopt = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshotId).put("adopt", true);
 
         var adopted = hostB.post("/v1/sandboxes", adopt);
@@ -100,7 +75,7 @@ class AdoptLeaseDaemonTest {
         assertThat(Files.readString(hostB.stateDir().resolve("sandboxes/leased-1/durable/data/notes.txt"))).isEqualTo(notes);
         assertThat(leaseHolder("leased-1")).isEqualTo("host-b");
 
-        // the host it came from may not run it while B holds it, and says who does
+        // the host it came from may not run it while B holds it, and says who does; nothing of it runs on A
         var resumeOnA = hostA.post("/v1/sandboxes/leased-1/resume", "{}");
         assertThat(resumeOnA.status()).as(resumeOnA.body().toString()).isEqualTo(409);
         assertThat(resumeOnA.contentType()).startsWith("application/problem+json");
@@ -118,20 +93,23 @@ class AdoptLeaseDaemonTest {
         assertThat(hostC.stateDir().resolve("snapshots").resolve(snapshotId)).as("the snapshot the refused adopt pulled").doesNotExist();
         assertThat(leaseHolder("leased-1")).isEqualTo("host-b");
 
-        // deleting it on B gives the lease back: A may run its own copy again (from A's last snapshot, not B's state)
+        // deleting it on B gives the lease back: A may run its own copy again (from A's last snapshot, not B's state),
+        // and holds the lease while it does
         assertThat(hostB.delete("/v1/sandboxes/leased-1?deleteSnapshots=true").status()).isEqualTo(204);
         assertThat(storedObject("leases/leased-1")).doesNotExist();
         var resumedOnA = hostA.post("/v1/sandboxes/leased-1/resume", "{}");
         assertThat(resumedOnA.status()).as(resumedOnA.body().toString()).isEqualTo(200);
         assertThat(resumedOnA.body().path("sandbox").path("state").asText()).isEqualTo("RUNNING");
-        assertThat(storedObject("leases/leased-1")).as("a resume takes no lease").doesNotExist();
+        assertThat(leaseHolder("leased-1")).as("a resume takes the lease").isEqualTo("host-a");
         assertThat(hostA.delete("/v1/sandboxes/leased-1?deleteSnapshots=true").status()).isEqualTo(204);
+        assertThat(storedObject("leases/leased-1")).as("delete gives it back").doesNotExist();
     }
 
     @Test
     void anAdoptOfASnapshotAlreadyHereKeepsItWhenRefused() throws Exception {
         String snapshotId = createWriteAndSuspend(hostA, "leased-2", "stays on A " + randomHex());
         awaitPushed(hostA, snapshotId);
+        store.awaitNoLease("leased-2");
         ObjectNode adopt = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshotId).put("adopt", true);
         // on A the sandbox exists: refused, and A's own snapshot (local before the request) is not touched
         var again = hostA.post("/v1/sandboxes", adopt);
@@ -147,14 +125,92 @@ class AdoptLeaseDaemonTest {
         assertThat(storedObject("leases/leased-2")).doesNotExist();
     }
 
-    private static String leaseHolder(String sandboxId) throws Exception {
-        Path lease = storedObject("leases/" + sandboxId);
-        assertThat(lease).as("lease of " + sandboxId).exists();
-        return ApiJson.mapper().readTree(lease.toFile()).path("hostId").asText();
+    @Test
+    void aSandboxRunningOnItsFirstHostHoldsItsLeaseSoNoOtherHostRunsIt() throws Exception {
+        String snapshotId = createWriteAndSuspend(hostA, "leased-3", "runs on A " + randomHex());
+        awaitPushed(hostA, snapshotId);
+        store.awaitNoLease("leased-3");
+        var resumed = hostA.post("/v1/sandboxes/leased-3/resume", "{}");
+        assertThat(resumed.status()).as(resumed.body().toString()).isEqualTo(200);
+        assertThat(resumed.body().path("timingsMs").has("lease")).as("the lease is awaited as a step of its own").isTrue();
+        assertThat(leaseHolder("leased-3")).isEqualTo("host-a");
+
+        // A runs its copy again: B may not adopt the snapshot A pushed before, and nothing of that adopt stays on B
+        ObjectNode adopt = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshotId).put("adopt", true);
+        var adoptOnB = hostB.post("/v1/sandboxes", adopt);
+        assertThat(adoptOnB.status()).as(adoptOnB.body().toString()).isEqualTo(409);
+        assertThat(adoptOnB.contentType()).startsWith("application/problem+json");
+        assertThat(adoptOnB.body().path("type").asText()).endsWith("lease-held");
+        assertThat(adoptOnB.body().path("detail").asText()).contains("host-a");
+        assertThat(hostB.get("/v1/sandboxes/leased-3").status()).isEqualTo(404);
+        assertThat(hostB.stateDir().resolve("sandboxes/leased-3")).doesNotExist();
+        assertThat(hostB.stateDir().resolve("snapshots").resolve(snapshotId)).doesNotExist();
+
+        // nor may B create a sandbox of that id: refused once the VM would be created, nothing of it is left
+        var createOnB = hostB.post("/v1/sandboxes", hostA.spec("leased-3", "leased-3"));
+        assertThat(createOnB.status()).as(createOnB.body().toString()).isEqualTo(409);
+        assertThat(createOnB.body().path("type").asText()).endsWith("lease-held");
+        assertThat(createOnB.body().path("detail").asText()).contains("host-a");
+        assertThat(hostB.get("/v1/sandboxes/leased-3").status()).isEqualTo(404);
+        assertThat(hostB.stateDir().resolve("sandboxes/leased-3")).doesNotExist();
+        assertThat(hostB.runDir().resolve("leased-3")).as("its processes stopped, its run dir removed").doesNotExist();
+        assertThat(leaseHolder("leased-3")).isEqualTo("host-a");
+        // a clone is a sandbox of its own: it holds its own lease while it runs, given back on delete
+        ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshotId).put("id", "leased-3-clone");
+        clone.putObject("identity").put("name", "leased-3-clone").put("namespace", "tests");
+        var cloned = hostB.post("/v1/sandboxes", clone);
+        assertThat(cloned.status()).as(cloned.body().toString()).isEqualTo(201);
+        assertThat(leaseHolder("leased-3-clone")).isEqualTo("host-b");
+        assertThat(hostB.delete("/v1/sandboxes/leased-3-clone?deleteSnapshots=true").status()).isEqualTo(204);
+        assertThat(storedObject("leases/leased-3-clone")).doesNotExist();
+
+        // A suspends: the lease goes (after the answer), and B may take the sandbox over from A's newest snapshot
+        var suspended = hostA.post("/v1/sandboxes/leased-3/suspend", "{}");
+        assertThat(suspended.status()).as(suspended.body().toString()).isEqualTo(200);
+        String newest = suspended.body().path("snapshotId").asText();
+        awaitPushed(hostA, newest);
+        store.awaitNoLease("leased-3");
+        var adopted = hostB.post("/v1/sandboxes", ApiJson.mapper().createObjectNode().put("fromSnapshot", newest).put("adopt", true));
+        assertThat(adopted.status()).as(adopted.body().toString()).isEqualTo(201);
+        assertThat(leaseHolder("leased-3")).isEqualTo("host-b");
+        assertThat(hostB.delete("/v1/sandboxes/leased-3?deleteSnapshots=true").status()).isEqualTo(204);
+        assertThat(hostA.delete("/v1/sandboxes/leased-3?deleteSnapshots=true").status()).isEqualTo(204);
+        assertThat(storedObject("leases/leased-3")).doesNotExist();
     }
 
-    /** Where s3proxy's filesystem backend keeps an object. */
+    @Test
+    void aDaemonRestartKeepsTheLeaseOfASandboxThatKeptRunning() throws Exception {
+        Map<ConfigOption, String> flags = flags("host-d", false, null);
+        flags.put(ConfigOption.CHILDREN_DIE_WITH_DAEMON, "false");
+        Path root = store.root("host-d");
+        try (DaemonHarness first = new DaemonHarness(root, flags)) {
+            first.createOk(first.spec("leased-4", "leased-4"));
+            assertThat(leaseHolder("leased-4")).isEqualTo("host-d");
+            assertThat(first.get("/v1/sandboxes/leased-4").body().has("inStore")).as("never pushed").isFalse();
+            var checkpoint = first.post("/v1/sandboxes/leased-4/checkpoint", "{}");
+            assertThat(checkpoint.status()).as(checkpoint.body().toString()).isEqualTo(200);
+            assertThat(first.post("/v1/snapshots/" + checkpoint.body().path("snapshotId").asText() + "/push", "").status()).isEqualTo(202);
+            assertThat(first.get("/v1/sandboxes/leased-4").body().path("inStore").asBoolean()).as("marked before the push").isTrue();
+            awaitPushed(first, checkpoint.body().path("snapshotId").asText());
+        }
+        assertThat(leaseHolder("leased-4")).as("a stop that leaves the VM running keeps its lease").isEqualTo("host-d");
+        // lost while no daemon ran (an operator's mistake): the restart that adopts the VM takes it again
+        Files.delete(storedObject("leases/leased-4"));
+        try (DaemonHarness second = new DaemonHarness(root, flags)) {
+            assertThat(second.get("/v1/sandboxes/leased-4").body().path("state").asText()).isEqualTo("RUNNING");
+            assertThat(second.get("/v1/sandboxes/leased-4").body().path("inStore").asBoolean()).as("kept in its record").isTrue();
+            for (int i = 0; i < 600 && store.leaseHolder("leased-4").isEmpty(); i++) Thread.sleep(50);
+            assertThat(leaseHolder("leased-4")).isEqualTo("host-d");
+            assertThat(second.delete("/v1/sandboxes/leased-4").status()).isEqualTo(204);
+            assertThat(storedObject("leases/leased-4")).doesNotExist();
+        }
+    }
+
+    private static String leaseHolder(String sandboxId) throws Exception {
+        return store.leaseHolder(sandboxId).orElseThrow(() -> new AssertionError("no lease of " + sandboxId));
+    }
+
     private static Path storedObject(String key) {
-        return s3.dataDirectory().resolve(BUCKET).resolve(PREFIX).resolve(key);
+        return store.storedObject(key);
     }
 }

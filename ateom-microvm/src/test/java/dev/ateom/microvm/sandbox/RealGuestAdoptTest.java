@@ -8,8 +8,6 @@ import dev.ateom.fixtures.guest.GuestCmdline;
 import dev.ateom.fixtures.guest.GuestImage;
 import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.json.ApiJson;
-import dev.ateom.store.ConditionalPutProxy;
-import dev.ateom.store.S3ProxyServer;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Tag;
@@ -21,7 +19,6 @@ import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
-import java.util.EnumMap;
 import java.util.Map;
 
 import static dev.ateom.microvm.sandbox.SnapshotStoreDaemonTest.awaitPushed;
@@ -29,7 +26,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A real guest moved between two hosts through the snapshot store: two daemons on the CHV stand-in's {@code qemu}
- * backend (QEMU/TCG guests, real virtiofsd), s3proxy behind {@link ConditionalPutProxy} so leases are enforced.
+ * backend (QEMU/TCG guests, real virtiofsd), s3proxy behind the conditional-put proxy ({@link StoreHosts.Front#LEASE_PROXY}) so leases are enforced.
  * Host A boots the guest, which writes durable data and holds descriptors of its identity files; A suspends and
  * pushes; host B adopts it (restores A's memory image, no boot) and must present the same identity through those
  * descriptors, the durable data, and secrets read from B's sources at adopt time. Both hosts run on this one machine,
@@ -38,62 +35,39 @@ import static org.assertj.core.api.Assertions.assertThat;
 @Tag("guest")
 class RealGuestAdoptTest {
     private static final Duration PROBE = Duration.ofSeconds(20);
-    private static final String BUCKET = "fleet";
-    private static final String PREFIX = "real-guest";
 
     @TempDir static Path dir;
     static GuestImage guest;
     static Path secrets;
-    static S3ProxyServer s3;
-    static ConditionalPutProxy proxy;
+    static StoreHosts store;
     static DaemonHarness hostA;
     static DaemonHarness hostB;
 
     @BeforeAll
     static void start() throws Exception {
         guest = GuestImage.ensureBuilt();
-        s3 = S3ProxyServer.start(Files.createDirectories(dir.resolve("s3")));
-        s3.createBucket(BUCKET);
-        proxy = new ConditionalPutProxy(s3.endpoint());
-        System.setProperty("aws.accessKeyId", S3ProxyServer.IDENTITY);
-        System.setProperty("aws.secretAccessKey", S3ProxyServer.CREDENTIAL);
+        store = StoreHosts.start(dir, "real-guest", StoreHosts.Front.LEASE_PROXY);
         Path chv = dir.resolve("cloud-hypervisor");
         Files.writeString(chv, "#!/bin/sh\nATEOM_STANDIN_BACKEND=qemu exec " + TestTools.standIn() + " \"$@\"\n");
         Files.setPosixFilePermissions(chv, PosixFilePermissions.fromString("rwxr-xr-x"));
-        Path hostRoot = Files.createDirectories(dir.resolve("host-a"));
-        secrets = Files.createDirectories(DaemonHarness.hostDirectoryRoot(hostRoot).resolve("secrets"));
+        secrets = Files.createDirectories(DaemonHarness.hostDirectoryRoot(store.root("host-a")).resolve("secrets"));
         Files.writeString(secrets.resolve("token"), "token-of-host-a");
-        hostA = new DaemonHarness(hostRoot, flags(chv, "host-a", true));
-        hostB = new DaemonHarness(Files.createDirectories(dir.resolve("host-b")), flags(chv, "host-b", false));
+        hostA = store.host("host-a", flags(chv, "host-a", true));
+        hostB = store.host("host-b", flags(chv, "host-b", false));
     }
 
     @AfterAll
     static void stop() {
-        try {
-            if (hostA != null) hostA.close();
-            if (hostB != null) hostB.close();
-            assertThat(TestTools.leakedChildren()).as("processes left behind").isEmpty();
-        } finally {
-            if (proxy != null) proxy.close();
-            if (s3 != null) s3.close();
-            System.clearProperty("aws.accessKeyId");
-            System.clearProperty("aws.secretAccessKey");
-        }
+        if (store != null) store.close();
     }
 
     /** Both hosts allow the same guest image and secret source paths, as hosts of one fleet would. */
     private static Map<ConfigOption, String> flags(Path chv, String hostId, boolean pushOnSuspend) {
-        Map<ConfigOption, String> flags = new EnumMap<>(ConfigOption.class);
+        Map<ConfigOption, String> flags = store.flags(hostId, pushOnSuspend);
         flags.put(ConfigOption.CLOUD_HYPERVISOR, chv.toString());
         flags.put(ConfigOption.IMAGE_ROOTS, String.join(",", guest.vmlinux().getParent().toString(),
                 guest.initramfs().getParent().toString(), guest.rootfs().toString()));
         flags.put(ConfigOption.HOST_DIRECTORY_ROOTS, secrets.getParent().toString());
-        flags.put(ConfigOption.SNAPSHOT_STORE, "s3://" + BUCKET + "/" + PREFIX);
-        flags.put(ConfigOption.SNAPSHOT_STORE_ENDPOINT, proxy.endpoint().toString());
-        flags.put(ConfigOption.SNAPSHOT_STORE_REGION, "us-east-1");
-        flags.put(ConfigOption.SNAPSHOT_STORE_PATH_STYLE, "true");
-        flags.put(ConfigOption.HOST_ID, hostId);
-        flags.put(ConfigOption.PUSH_ON_SUSPEND, Boolean.toString(pushOnSuspend));
         flags.put(ConfigOption.VMM_POOL, "0"); // no idle stand-ins beside two real guests on one machine
         return flags;
     }
@@ -113,6 +87,7 @@ class RealGuestAdoptTest {
         assertThat(suspended.status()).as(suspended.body().toString()).isEqualTo(200);
         String snapshotId = suspended.body().path("snapshotId").asText();
         awaitPushed(hostA, snapshotId);
+        store.awaitNoLease("mover"); // A held it while the guest ran there; its suspend gives it back after the answer
         // B's source holds another value than A's did: an adopt regenerates secrets, it never carries A's over
         Files.writeString(secrets.resolve("token.tmp"), "token-of-host-b");
         Files.move(secrets.resolve("token.tmp"), secrets.resolve("token"), StandardCopyOption.ATOMIC_MOVE);
@@ -139,7 +114,7 @@ class RealGuestAdoptTest {
         assertThat(hostA.get("/v1/sandboxes/mover").body().path("state").asText()).isEqualTo("SUSPENDED");
 
         assertThat(hostB.delete("/v1/sandboxes/mover?deleteSnapshots=true").status()).isEqualTo(204);
-        assertThat(s3.dataDirectory().resolve(BUCKET).resolve(PREFIX).resolve("leases/mover")).as("lease released").doesNotExist();
+        assertThat(store.storedObject("leases/mover")).as("lease released").doesNotExist();
         assertThat(hostA.delete("/v1/sandboxes/mover?deleteSnapshots=true").status()).isEqualTo(204);
     }
 

@@ -7,7 +7,7 @@ import dev.ateom.microvm.Main;
 import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.microvm.remote.RemoteSnapshots;
-import dev.ateom.store.S3ProxyServer;
+import dev.ateom.store.ConditionalPutProxy;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -27,12 +27,15 @@ import java.util.HashMap;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.logging.Handler;
 import java.util.logging.Level;
 import java.util.logging.LogRecord;
 import java.util.logging.Logger;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -43,48 +46,30 @@ import static org.assertj.core.api.Assertions.assertThat;
  * with path-style URLs. Host A pushes on every suspend; host B starts with an empty local store.
  */
 class SnapshotStoreDaemonTest {
-    private static final String BUCKET = "fleet";
     private static final String PREFIX = "snapshots-test";
 
     @TempDir static Path dir;
-    static S3ProxyServer s3;
+    static StoreHosts store;
     static DaemonHarness hostA;
     static DaemonHarness hostB;
 
     @BeforeAll
     static void start() throws Exception {
-        s3 = S3ProxyServer.start(Files.createDirectories(dir.resolve("s3")));
-        s3.createBucket(BUCKET);
-        // the daemons take credentials the SDK's usual way; in-process, that is the aws.* system properties
-        System.setProperty("aws.accessKeyId", S3ProxyServer.IDENTITY);
-        System.setProperty("aws.secretAccessKey", S3ProxyServer.CREDENTIAL);
-        hostA = new DaemonHarness(Files.createDirectories(dir.resolve("host-a")), storeFlags("host-a", true));
+        store = StoreHosts.start(dir, PREFIX, StoreHosts.Front.DIRECT);
+        hostA = store.host("host-a", storeFlags("host-a", true));
         // every host of a fleet has the guest images at the same paths: B allows A's image dir, which its clones name
-        Map<ConfigOption, String> hostBFlags = new EnumMap<>(storeFlags("host-b", false));
-        hostBFlags.put(ConfigOption.IMAGE_ROOTS, Files.createDirectories(DaemonHarness.imageDir(dir.resolve("host-a"))).toString());
-        hostB = new DaemonHarness(Files.createDirectories(dir.resolve("host-b")), hostBFlags);
+        Map<ConfigOption, String> hostBFlags = storeFlags("host-b", false);
+        hostBFlags.put(ConfigOption.IMAGE_ROOTS, Files.createDirectories(DaemonHarness.imageDir(store.root("host-a"))).toString());
+        hostB = store.host("host-b", hostBFlags);
     }
 
     @AfterAll
     static void stop() {
-        try {
-            if (hostA != null) hostA.close();
-            if (hostB != null) hostB.close();
-            assertThat(TestTools.leakedChildren()).as("processes left behind").isEmpty();
-        } finally {
-            if (s3 != null) s3.close();
-            System.clearProperty("aws.accessKeyId");
-            System.clearProperty("aws.secretAccessKey");
-        }
+        if (store != null) store.close();
     }
 
     static Map<ConfigOption, String> storeFlags(String hostId, boolean pushOnSuspend) {
-        return Map.of(ConfigOption.SNAPSHOT_STORE, "s3://" + BUCKET + "/" + PREFIX,
-                ConfigOption.SNAPSHOT_STORE_ENDPOINT, s3.endpoint().toString(),
-                ConfigOption.SNAPSHOT_STORE_REGION, "us-east-1",
-                ConfigOption.SNAPSHOT_STORE_PATH_STYLE, "true",
-                ConfigOption.HOST_ID, hostId,
-                ConfigOption.PUSH_ON_SUSPEND, Boolean.toString(pushOnSuspend));
+        return store.flags(hostId, pushOnSuspend);
     }
 
     @Test
@@ -192,6 +177,112 @@ class SnapshotStoreDaemonTest {
     }
 
     @Test
+    void aPushCutOffByAStoreOutageFailsWithoutAManifestAndItsRetrySendsOnlyTheMissingChunks(@TempDir Path other) throws Exception {
+        // this host reaches s3proxy through a proxy that sees every request: the outage starts at an exact chunk PUT
+        AtomicInteger chunkPuts = new AtomicInteger();
+        try (ConditionalPutProxy front = new ConditionalPutProxy(store.s3().endpoint())) {
+            Map<ConfigOption, String> flags = storeFlags("host-f", false);
+            flags.put(ConfigOption.SNAPSHOT_STORE_ENDPOINT, front.endpoint().toString());
+            try (DaemonHarness host = new DaemonHarness(other, flags)) {
+                host.createOk(host.spec("outage-1", "outage-1"));
+                byte[] data = new byte[12 << 20]; // incompressible and unique: about ten durable chunks of its own
+                ThreadLocalRandom.current().nextBytes(data);
+                Files.write(host.stateDir().resolve("sandboxes/outage-1/durable/data/blob"), data);
+                var suspended = host.post("/v1/sandboxes/outage-1/suspend", "{}");
+                assertThat(suspended.status()).as(suspended.body().toString()).isEqualTo(200);
+                String snapshotId = suspended.body().path("snapshotId").asText();
+                store.awaitNoLease("outage-1"); // the suspend's give-back is done before the store goes away
+
+                // the third chunk PUT stops the server, once the first two are stored: the retry has chunks to skip
+                Set<String> untouched = storedChunks();
+                front.beforeForwarding((method, path) -> {
+                    if (method.equals("PUT") && path.contains("/chunks/") && chunkPuts.incrementAndGet() == 3) {
+                        awaitStoredChunks(untouched.size() + 2);
+                        store.s3().stop();
+                    }
+                });
+                assertThat(host.post("/v1/snapshots/" + snapshotId + "/push", "").status()).isEqualTo(202);
+                JsonNode failed = awaitSettled(host, snapshotId);
+                assertThat(failed.path("state").asText()).as(failed.toString()).isEqualTo("failed");
+                assertThat(failed.path("error").asText()).isNotEmpty();
+                assertThat(chunkPuts.get()).as("chunk PUTs before the push gave up").isGreaterThanOrEqualTo(3);
+                // leases are enforced on this host (the proxy makes conditional writes atomic): a sandbox that has been
+                // in the store (a push began) may be adopted elsewhere, so without the store its resume cannot take the
+                // lease and it does not run (docs/decisions.md, "A sandbox holds its lease while it runs")
+                assertThat(host.get("/v1/sandboxes/outage-1").body().path("inStore").asBoolean()).as("marked before the push").isTrue();
+                var resume = host.post("/v1/sandboxes/outage-1/resume", "{}");
+                assertThat(resume.status()).as(resume.body().toString()).isEqualTo(503);
+                assertThat(resume.body().path("type").asText()).endsWith("snapshot-store-unavailable");
+                assertThat(resume.body().path("detail").asText()).contains("outage-1 has been in the snapshot store");
+                assertThat(host.get("/v1/sandboxes/outage-1").body().path("state").asText()).isEqualTo("SUSPENDED");
+                // one that never was has nothing another host could run: it is created, suspended and resumed without
+                try (Warnings warnings = Warnings.of(LeaseKeeper.class)) {
+                    host.createOk(host.spec("outage-2", "outage-2"));
+                    var suspendedLocal = host.post("/v1/sandboxes/outage-2/suspend", "{}");
+                    assertThat(suspendedLocal.status()).as(suspendedLocal.body().toString()).isEqualTo(200);
+                    var resumedLocal = host.post("/v1/sandboxes/outage-2/resume", "{}");
+                    assertThat(resumedLocal.status()).as(resumedLocal.body().toString()).isEqualTo(200);
+                    assertThat(resumedLocal.body().path("sandbox").path("state").asText()).isEqualTo("RUNNING");
+                    assertThat(resumedLocal.body().path("sandbox").has("inStore")).isFalse();
+                    assertThat(warnings.messages())
+                            .anySatisfy(w -> assertThat(w).contains("sandbox outage-2: create goes on without its lease"))
+                            .anySatisfy(w -> assertThat(w).contains("sandbox outage-2: resume goes on without its lease"));
+                }
+                store.s3().restart();
+                assertThat(storedObject("snapshots/" + snapshotId + "/manifest.json")).as("no manifest: the snapshot is absent").doesNotExist();
+                assertThat(host.get("/v1/snapshots?remote=true").body().path("items").findValuesAsText("snapshotId")).doesNotContain(snapshotId);
+
+                Set<String> storedBefore = storedChunks();
+                assertThat(storedBefore.size() - untouched.size()).as("chunks the cut-off push stored").isGreaterThanOrEqualTo(2);
+                front.beforeForwarding((method, path) -> {
+                    if (method.equals("PUT") && path.contains("/chunks/")) chunkPuts.incrementAndGet();
+                });
+                chunkPuts.set(0);
+                assertThat(host.post("/v1/snapshots/" + snapshotId + "/push", "").status()).isEqualTo(202);
+                JsonNode pushed = awaitPushed(host, snapshotId);
+                Set<String> storedAfter = storedChunks();
+                assertThat(storedAfter).containsAll(storedBefore);
+                assertThat(chunkPuts.get()).as("chunk PUTs of the retry: only the chunks the store lacked")
+                        .isEqualTo(storedAfter.size() - storedBefore.size()).isPositive();
+                assertThat(pushed.path("bytesDeduplicated").asLong()).as(pushed.toString()).isPositive();
+                assertThat(pushed.path("bytesUploaded").asLong()).isPositive();
+                assertThat(storedObject("snapshots/" + snapshotId + "/manifest.json")).exists();
+                assertThat(host.delete("/v1/sandboxes/outage-1?deleteSnapshots=true").status()).isEqualTo(204);
+
+                // outage-2 runs without a lease: a push of a snapshot of it takes the lease before anything is sent,
+                // so no other host adopts that snapshot while it runs here
+                assertThat(store.leaseHolder("outage-2")).isEmpty();
+                var checkpoint = host.post("/v1/sandboxes/outage-2/checkpoint", "{}");
+                assertThat(checkpoint.status()).as(checkpoint.body().toString()).isEqualTo(200);
+                String checkpointId = checkpoint.body().path("snapshotId").asText();
+                assertThat(host.post("/v1/snapshots/" + checkpointId + "/push", "").status()).isEqualTo(202);
+                assertThat(store.leaseHolder("outage-2")).as("taken before the push answered").hasValue("host-f");
+                assertThat(host.get("/v1/sandboxes/outage-2").body().path("inStore").asBoolean()).isTrue();
+                awaitPushed(host, checkpointId);
+                assertThat(host.delete("/v1/sandboxes/outage-2?deleteSnapshots=true").status()).isEqualTo(204);
+                assertThat(store.leaseHolder("outage-2")).isEmpty();
+            }
+        }
+    }
+
+    /** Waits (bounded) until s3proxy holds {@code count} chunks. */
+    private static void awaitStoredChunks(int count) {
+        try {
+            for (int i = 0; i < 200 && storedChunks().size() < count; i++) Thread.sleep(50);
+        } catch (IOException | InterruptedException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** The chunks s3proxy holds (a PUT it was killed in leaves a temp file "<key>-<uuid>" behind: not a chunk). */
+    private static Set<String> storedChunks() throws IOException {
+        if (!Files.isDirectory(storedObject("chunks"))) return Set.of(); // no test pushed before this one
+        try (Stream<Path> chunks = Files.list(storedObject("chunks"))) {
+            return chunks.map(p -> p.getFileName().toString()).filter(name -> name.matches("[0-9a-f]{64}")).collect(Collectors.toSet());
+        }
+    }
+
+    @Test
     void aSnapshotOfAnotherCpuIsRefusedNamingTheMismatchUnlessAllowed() throws Exception {
         String snapshotId = createWriteAndSuspend(hostA, "cpu-1", "cpu " + randomHex());
         awaitPushed(hostA, snapshotId);
@@ -219,7 +310,7 @@ class SnapshotStoreDaemonTest {
     void theStoreShowsItselfAndGcKeepsEveryReferencedChunk() throws Exception {
         JsonNode store = hostA.get("/v1/store").body();
         assertThat(store.path("configured").asBoolean()).isTrue();
-        assertThat(store.path("location").asText()).isEqualTo("s3://" + BUCKET + "/" + PREFIX);
+        assertThat(store.path("location").asText()).isEqualTo("s3://" + StoreHosts.BUCKET + "/" + PREFIX);
         assertThat(store.path("usable").asBoolean()).as(store.toString()).isTrue();
         assertThat(store.path("hostId").asText()).isEqualTo("host-a");
         assertThat(store.path("conditionalWrites").path("result").asText()).isNotEmpty();
@@ -293,18 +384,9 @@ class SnapshotStoreDaemonTest {
 
     /** A daemon on {@code flags} warns at start naming {@code option}, answers store requests 502, and creates sandboxes. */
     private static void assertRefusedStore(Path root, Map<ConfigOption, String> flags, String option) throws Exception {
-        List<String> warnings = new CopyOnWriteArrayList<>();
-        Logger logger = Logger.getLogger(RemoteSnapshots.class.getName());
-        Handler capture = new Handler() {
-            @Override public void publish(LogRecord record) {
-                if (record.getLevel().intValue() >= Level.WARNING.intValue()) warnings.add(record.getMessage());
-            }
-            @Override public void flush() { }
-            @Override public void close() { }
-        };
-        logger.addHandler(capture);
-        try (DaemonHarness refused = new DaemonHarness(Files.createDirectories(root), flags)) {
-            assertThat(warnings).as("warnings at start").anySatisfy(w -> assertThat(w).contains(option));
+        try (Warnings warnings = Warnings.of(RemoteSnapshots.class);
+             DaemonHarness refused = new DaemonHarness(Files.createDirectories(root), flags)) {
+            assertThat(warnings.messages()).as("warnings at start").anySatisfy(w -> assertThat(w).contains(option));
             var list = refused.get("/v1/snapshots?remote=true");
             assertThat(list.status()).as(list.body().toString()).isEqualTo(502);
             assertThat(list.body().path("type").asText()).endsWith("snapshot-store-error");
@@ -315,9 +397,31 @@ class SnapshotStoreDaemonTest {
             assertThat(refused.get("/v1/store").body().path("usable").asBoolean(true)).isFalse();
             refused.createOk(refused.spec("local-1", "local-1"));
             assertThat(refused.delete("/v1/sandboxes/local-1").status()).isEqualTo(204);
-        } finally {
-            logger.removeHandler(capture);
         }
+    }
+
+    /** The warnings one class logs while it is open. */
+    static final class Warnings extends Handler implements AutoCloseable {
+        private final List<String> messages = new CopyOnWriteArrayList<>();
+        private final Logger logger;
+
+        private Warnings(Logger logger) { this.logger = logger; }
+
+        static Warnings of(Class<?> source) {
+            Warnings warnings = new Warnings(Logger.getLogger(source.getName()));
+            warnings.logger.addHandler(warnings);
+            return warnings;
+        }
+
+        List<String> messages() { return messages; }
+
+        @Override public void publish(LogRecord record) {
+            if (record.getLevel().intValue() >= Level.WARNING.intValue()) messages.add(record.getMessage());
+        }
+
+        @Override public void flush() { }
+
+        @Override public void close() { logger.removeHandler(this); }
     }
 
     @Test
@@ -342,7 +446,7 @@ class SnapshotStoreDaemonTest {
 
         Map<ConfigOption, String> flags = new EnumMap<>(storeFlags("host-c", false));
         flags.put(ConfigOption.SNAPSHOT_STORE_LEASES, "off");
-        flags.put(ConfigOption.IMAGE_ROOTS, DaemonHarness.imageDir(dir.resolve("host-a")).toString());
+        flags.put(ConfigOption.IMAGE_ROOTS, DaemonHarness.imageDir(store.root("host-a")).toString());
         try (DaemonHarness hostC = new DaemonHarness(other, flags)) {
             var adopted = hostC.post("/v1/sandboxes", adopt);
             assertThat(adopted.status()).as(adopted.body().toString()).isEqualTo(201);
@@ -448,7 +552,7 @@ class SnapshotStoreDaemonTest {
 
     /** Where s3proxy's filesystem backend keeps an object: tests plant damage behind the daemons' backs. */
     private static Path storedObject(String key) {
-        return s3.dataDirectory().resolve(BUCKET).resolve(PREFIX).resolve(key);
+        return store.storedObject(key);
     }
 
     static String randomHex() {

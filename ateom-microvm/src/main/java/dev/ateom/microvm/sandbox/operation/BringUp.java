@@ -32,6 +32,7 @@ import java.util.concurrent.CompletableFuture;
 /**
  * Brings a sandbox's VM up, the one sequence create, clone and resume share: epoch run dir, (network slot), the
  * three virtiofsd started beside the caller's system-info step, (restore dir) and CHV (a claim from the warm pool),
+ * (the sandbox's lease, taken beside all that and awaited here when leases are held while running),
  * the runtime persisted before CHV is asked anything (so a crash leaves
  * findable processes), vm.create, (vm.add-net with the slot's TAP) and vm.boot or vm.restore (with the TAP as the
  * snapshot's NIC) and vm.resume, then readiness, the clock of a restored guest and the
@@ -55,19 +56,29 @@ final class BringUp {
         SandboxLayout layout = context.layout(record.id());
         VmStarter vms = context.vms();
         SandboxLayout.EpochLayout el = vms.prepareEpoch(layout, epoch, rollback);
-        Slot slot = record.spec().hasNetwork() ? timer.step("network", () -> acquireSlot(record, stateOnRefusal, rollback)) : null;
+        Slot slot = null;
+        if (record.spec().hasNetwork()) {
+            // the old slot must be back first: its host ports are the ones the spec asks for again
+            awaitPreviousTeardown(entry, timer);
+            slot = timer.step("network", () -> acquireSlot(record, stateOnRefusal, rollback));
+        }
         // virtiofsd's own start is the longest step before vm.create / vm.restore: the three start on a thread of
         // their own while the rest is prepared; their stop is in the rollback from here, waiting for the start if need be
         List<ShareSpec> shareSpecs = vms.shareSpecs(record, layout, el);
         CompletableFuture<ShareSet> starting = timer.stepBeside("virtiofsd", () -> vms.startShares(shareSpecs));
         rollback.add("stop virtiofsd", () -> VmStarter.stopOnceStarted(starting));
         beside.run();
+        // from here the restore root is written, and the runtime recorded must be the only one with live processes
+        awaitPreviousTeardown(entry, timer);
         Optional<Path> restoreDir = source instanceof VmSource.Restore restore
                 ? Optional.of(timer.step("rewrite", () -> vms.prepareRestoreDir(restore.snapshot(), layout, epoch, el,
                         VmStarter.socketsByTag(shareSpecs), rollback)))
                 : Optional.empty();
         ChvProcess chv = timer.step("chvStart", () -> vms.startChv(el, rollback));
         ShareSet shares = VmStarter.awaitStarted(starting);
+        // the last moment before the VM is created: the lease taken beside everything above must be held by now
+        LeaseClaim lease = entry.leaseClaim();
+        if (lease.enforced()) timer.run("lease", lease::await);
         context.transitions().apply(entry, withSlot(entry.record(), slot).withRuntime(VmStarter.runtimeOf(el, epoch, chv, shares,
                 slot == null ? null : SandboxNetworks.runtimeOf(slot)).restoredFrom(source instanceof VmSource.Restore restored
                         ? restored.snapshot().id() : null)));
@@ -77,6 +88,18 @@ final class BringUp {
         awaitReady(record, el, timer, restoreDir.isPresent());
         entry.live(live.withSync(timer.step("sync", () ->
                 context.systemInfo().startSync(layout, record.spec().systemInfoOrEmpty(), record.identity()))));
+    }
+
+    /**
+     * A resume may start while its suspend's teardown still kills the previous VM (SandboxEntry): the virtiofsd and
+     * system-info steps overlap it, the rest waits for it. The wait is a span in the timings when there was one: it
+     * is no step (it cannot fail, and is no crash point of its own).
+     */
+    private static void awaitPreviousTeardown(SandboxEntry entry, StepTimer timer) {
+        if (!entry.vmGonePending()) return;
+        long start = System.nanoTime();
+        entry.awaitVmGone();
+        timer.span("previousTeardown", start, System.nanoTime());
     }
 
     /** A slot with the sandbox's policy, released by the rollback after everything started later has stopped. */

@@ -4,6 +4,7 @@ import dev.ateom.microvm.sandbox.InvalidSpecException;
 import dev.ateom.microvm.sandbox.Operation;
 import dev.ateom.microvm.sandbox.OperationFailedException;
 import dev.ateom.microvm.sandbox.OperationResult;
+import dev.ateom.microvm.sandbox.RemoteStoreException;
 import dev.ateom.microvm.sandbox.Rollback;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.SandboxState;
@@ -14,7 +15,8 @@ import dev.ateom.microvm.vm.SandboxLayout;
  * What create and clone share: the new sandbox persisted before anything of it is made, its files prepared, its
  * VM brought up; on any failure everything is rolled back and the sandbox is FAILED (there is nothing to return to),
  * but for a spec found invalid only while preparing (a hostDirectory source that cannot be read): that is the
- * request's fault, answered 400 like any invalid spec, and leaves no sandbox behind.
+ * request's fault, answered 400 like any invalid spec, and leaves no sandbox behind; so does a lease that cannot be
+ * had (held by another host, or the store cannot be asked), which is awaited before any VM exists.
  */
 final class NewSandbox {
     private NewSandbox() {}
@@ -52,6 +54,8 @@ final class NewSandbox {
             rollback.run(e);
             context.teardown().run(entry);
             if (e instanceof InvalidSpecException refused) throw context.transitions().refused(entry, operation, timer, refused);
+            // the lease could not be had (another host runs a sandbox of this id, the store cannot be asked): no VM ran
+            if (e instanceof RemoteStoreException refused) throw context.transitions().refused(entry, operation, timer, refused);
             throw context.transitions().failed(entry, operation, timer, e);
         }
     }
