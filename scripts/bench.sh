@@ -6,6 +6,7 @@
 #   BACKENDS [none,qemu; +chv when ATEOM_CLOUD_HYPERVISOR names a real Cloud Hypervisor]  CYCLES [10]
 #   SCALING [1,5,10,20] (none backend)  GUEST_SCALING [1,5,10,20] (qemu/chv)  SCALING_ROUNDS [2]
 #   ARCHIVE_MIB [1024]  SNAPSHOT_MIB [1024]  ARCHIVE_ROUNDS [3]  SYNC_UPDATES [200]  DAEMON_ARGS [] (e.g. "--vmm-pool 0")
+#   MAVEN_ARGS [] (added to both mvn calls, e.g. "-Dmaven.repo.local=/path/to/repo")
 set -euo pipefail
 export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
 export PATH="$JAVA_HOME/bin:$PATH"
@@ -16,7 +17,7 @@ props=(-Dbench.backends="${BACKENDS:-none,qemu${ATEOM_CLOUD_HYPERVISOR:+,chv}}" 
   -Dbench.scalingRounds="${SCALING_ROUNDS:-2}" -Dbench.archiveMib="${ARCHIVE_MIB:-1024}"
   -Dbench.snapshotMib="${SNAPSHOT_MIB:-1024}" -Dbench.archiveRounds="${ARCHIVE_ROUNDS:-3}"
   -Dbench.syncUpdates="${SYNC_UPDATES:-200}" -Dbench.daemonArgs="${DAEMON_ARGS:-}")
-mvn -q -o -DskipTests install
+mvn -q -o ${MAVEN_ARGS:-} -DskipTests install
 mkdir -p bench-results
 # surefire keeps the test's output in its report file; follow it so the tables show while they are measured
 report=ateom-microvm/target/surefire-reports/dev.ateom.microvm.bench.SpeedBenchmark-output.txt
@@ -24,7 +25,7 @@ rm -f "$report"
 ( while [[ ! -f "$report" ]]; do sleep 1; done; tail -n +1 -f "$report" ) & follower=$!
 trap 'kill "$follower" 2>/dev/null || true' EXIT
 status=0
-mvn -q -o -pl ateom-microvm test -Dtest=SpeedBenchmark -Dsurefire.excludedGroups=none -Dsurefire.failIfNoSpecifiedTests=false \
+mvn -q -o ${MAVEN_ARGS:-} -pl ateom-microvm test -Dtest=SpeedBenchmark -Dsurefire.excludedGroups=none -Dsurefire.failIfNoSpecifiedTests=false \
   "${props[@]}" > bench-results/maven.log 2>&1 || status=$?
 sleep 1
 if (( status != 0 )); then

@@ -2,6 +2,7 @@ package dev.ateom.chv;
 
 import dev.ateom.process.ChildLauncher;
 import dev.ateom.process.ParentDeathSignalUnavailableException;
+import dev.ateom.process.ProcessTree;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -25,6 +26,8 @@ import java.util.concurrent.TimeoutException;
  */
 public final class ChvProcess implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ChvProcess.class.getName());
+    /** How long a SIGKILLed process (or one it started) gets to be gone before a warning. */
+    private static final Duration KILL_WAIT = Duration.ofSeconds(10);
 
     private final ChvLaunch launch;
     private final Process process;
@@ -176,18 +179,42 @@ public final class ChvProcess implements AutoCloseable {
         return process.onExit().thenApply(Process::exitValue);
     }
 
-    /** SIGKILL and wait for the exit. */
+    /**
+     * SIGKILL to the process and to everything it started, then waits until all are gone. Real CHV starts no
+     * processes of its own; the QEMU-backed stand-in does, and its QEMU (which holds the guest's TAP) must be gone
+     * too before the caller may reuse what the VM held: its death signal from the stand-in comes asynchronously.
+     */
     public void kill() {
+        List<ProcessHandle> started = ProcessTree.descendants(process.pid());
         process.destroyForcibly();
+        started.forEach(ProcessHandle::destroyForcibly);
         try {
-            process.onExit().get(10, TimeUnit.SECONDS);
+            process.onExit().get(KILL_WAIT.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (ExecutionException | TimeoutException e) {
             LOG.log(System.Logger.Level.WARNING, "CHV pid {0} did not exit after SIGKILL: {1}", String.valueOf(process.pid()), e.toString());
         }
+        started.forEach(ChvProcess::awaitGone);
         client.close();
         removeStaleSocket();
+    }
+
+    /**
+     * {@link #kill} for a CHV this JVM did not start (adopted after a daemon restart): SIGKILL to it and what it
+     * started, then waits until all are gone or zombies (which hold no descriptors any more).
+     */
+    public static void killTree(ProcessHandle chv) {
+        List<ProcessHandle> all = new ArrayList<>(ProcessTree.descendants(chv.pid()));
+        all.addFirst(chv);
+        all.forEach(ProcessHandle::destroyForcibly);
+        all.forEach(ChvProcess::awaitGone);
+    }
+
+    private static void awaitGone(ProcessHandle killed) {
+        if (!ProcessTree.awaitGone(killed.pid(), KILL_WAIT)) {
+            LOG.log(System.Logger.Level.WARNING, "pid {0}, started by CHV, still runs after SIGKILL", String.valueOf(killed.pid()));
+        }
     }
 
     /**

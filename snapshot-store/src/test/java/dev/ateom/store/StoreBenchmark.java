@@ -3,12 +3,14 @@ package dev.ateom.store;
 import dev.ateom.snapshot.DiskUsage;
 import dev.ateom.snapshot.Snapshot;
 import dev.ateom.snapshot.SnapshotStore;
+import dev.ateom.snapshot.TreeDeleter;
 import java.io.IOException;
 import java.lang.management.ManagementFactory;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Comparator;
 import java.util.List;
 import java.util.Locale;
 import org.junit.jupiter.api.Tag;
@@ -37,7 +39,11 @@ class StoreBenchmark {
     @TempDir
     Path work;
 
-    private record Row(String operation, long millis, String ratio, long clientCpuMillis, long serverCpuMillis, String cpuRatio, String bytes) {
+    private static final int DEFAULT_ROUNDS = 3;
+
+    /** {@code ratios}: the speed ratio of every round, in round order. */
+    private record Row(String operation, long millis, String ratio, String ratios, long clientCpuMillis, long serverCpuMillis, String cpuRatio,
+                       String bytes) {
     }
 
     /** Wall time and the CPU of both sides for one step. */
@@ -64,73 +70,107 @@ class StoreBenchmark {
 
     @Test
     void pushAndPullBesideWholeFileTransfers() throws IOException {
+        int rounds = Integer.getInteger("ateom.bench.rounds", DEFAULT_ROUNDS);
         try (S3ProxyServer server = S3ProxyServer.start(work)) {
             server.createBucket("bench");
-            StoreSettings settings = server.settings("bench", "fleet").withParallelism(StoreSettings.DEFAULT_PARALLELISM);
             SnapshotStore localA = SnapshotStore.open(Files.createDirectories(work.resolve("a")));
-            SnapshotStore localB = SnapshotStore.open(Files.createDirectories(work.resolve("b")));
             Snapshot snapshot = guest().commit(localA, "bench-1");
+            Snapshot again = guest().durableFile("data/small/file-3", 64 * 1024, 999).commit(localA, "bench-2");
             Path memory = snapshot.layout().memoryRanges();
             Path archive = snapshot.layout().durableArchive();
             long apparent = Files.size(memory) + Files.size(archive);
             long allocated = DiskUsage.of(memory).allocatedBytes() + Files.size(archive);
             Meter meter = new Meter(server);
-
-            List<Row> rows = new ArrayList<>();
-            try (RemoteSnapshotStore storeA = RemoteSnapshotStore.open(settings, work.resolve("a/chunks"), 1L << 30, StoreTestBase.HOST_CPU);
-                 RemoteSnapshotStore storeB = RemoteSnapshotStore.open(settings, work.resolve("b/chunks"), 1L << 30, StoreTestBase.HOST_CPU);
-                 S3Client client = S3ClientFactory.create(settings)) {
-                long[] wholePut = meter.measure(() -> {
-                    client.putObject(PutObjectRequest.builder().bucket("bench").key("whole/memory-ranges").build(), RequestBody.fromFile(memory));
-                    client.putObject(PutObjectRequest.builder().bucket("bench").key("whole/durable.tar").build(), RequestBody.fromFile(archive));
-                });
-                PushStatus[] pushed = new PushStatus[1];
-                long[] push = meter.measure(() -> pushed[0] = storeA.push(snapshot, PushListener.NONE));
-                Snapshot again = guest().durableFile("data/small/file-3", 64 * 1024, 999).commit(localA, "bench-2");
-                PushStatus[] repushed = new PushStatus[1];
-                long[] push2 = meter.measure(() -> repushed[0] = storeA.push(again, PushListener.NONE));
-
-                long[] wholeGet = meter.measure(() -> {
-                    Path target = Files.createDirectories(work.resolve("whole"));
-                    client.getObject(GetObjectRequest.builder().bucket("bench").key("whole/memory-ranges").build(),
-                            ResponseTransformer.toFile(target.resolve("memory-ranges")));
-                    client.getObject(GetObjectRequest.builder().bucket("bench").key("whole/durable.tar").build(),
-                            ResponseTransformer.toFile(target.resolve("durable.tar")));
-                });
-                PullResult[] pulled = new PullResult[1];
-                long[] pull = meter.measure(() -> pulled[0] = storeB.pull("bench-1", localB, PullOptions.forHost("54.0.0"), PullListener.NONE));
-                localB.delete("bench-1");
-                long[] pullCached = meter.measure(() -> storeB.pull("bench-1", localB, PullOptions.forHost("54.0.0"), PullListener.NONE));
-
-                rows.add(row("upload whole files (2 PUTs)", wholePut, wholePut, mib(apparent) + " sent"));
-                rows.add(row("push (chunked, zstd, parallel " + settings.parallelism() + ")", push, wholePut,
-                        mib(pushed[0].bytesUploaded()) + " sent, " + pushed[0].chunksUploaded() + " chunks"));
-                rows.add(row("push after a small change (dedup)", push2, wholePut,
-                        mib(repushed[0].bytesUploaded()) + " sent, " + mib(repushed[0].bytesDeduplicated()) + " deduplicated"));
-                rows.add(row("download whole files (2 GETs)", wholeGet, wholeGet, mib(apparent) + " received"));
-                rows.add(row("pull (chunks, verify, commit)", pull, wholeGet,
-                        mib(pulled[0].status().bytesDownloaded()) + " received, " + pulled[0].status().chunksDownloaded() + " chunks"));
-                rows.add(row("pull from a warm chunk cache", pullCached, wholeGet, "0 received"));
+            List<List<Row>> measured = new ArrayList<>();
+            int parallelism = StoreSettings.DEFAULT_PARALLELISM;
+            for (int round = 1; round <= rounds; round++) {
+                measured.add(round(server, meter, round, snapshot, again, apparent));
             }
-            String table = table(rows, server.version(), Files.size(memory), DiskUsage.of(memory).allocatedBytes(), Files.size(archive),
-                    apparent, allocated, settings.parallelism());
+            String table = table(median(measured), server.version(), Files.size(memory), DiskUsage.of(memory).allocatedBytes(),
+                    Files.size(archive), apparent, allocated, parallelism, rounds);
             System.out.print(table);
             Files.writeString(Path.of(System.getProperty("ateom.repo.root", "."), "snapshot-store", "target", "store-benchmark.md"), table);
         }
     }
 
+    /**
+     * One round on its own prefix of the bucket, local store and chunk caches, so its push is a first push and its pull
+     * a cold one; the snapshots themselves are the same in every round.
+     */
+    private List<Row> round(S3ProxyServer server, Meter meter, int round, Snapshot snapshot, Snapshot again, long apparent) throws IOException {
+        Path dir = Files.createDirectories(work.resolve("round-" + round));
+        StoreSettings settings = server.settings("bench", "fleet-" + round).withParallelism(StoreSettings.DEFAULT_PARALLELISM);
+        SnapshotStore localB = SnapshotStore.open(Files.createDirectories(dir.resolve("b")));
+        Path memory = snapshot.layout().memoryRanges();
+        Path archive = snapshot.layout().durableArchive();
+        String whole = "whole-" + round + "/";
+        List<Row> rows = new ArrayList<>();
+        try (RemoteSnapshotStore storeA = RemoteSnapshotStore.open(settings, dir.resolve("a-chunks"), 1L << 30, StoreTestBase.HOST_CPU);
+             RemoteSnapshotStore storeB = RemoteSnapshotStore.open(settings, dir.resolve("b-chunks"), 1L << 30, StoreTestBase.HOST_CPU);
+             S3Client client = S3ClientFactory.create(settings)) {
+            long[] wholePut = meter.measure(() -> {
+                client.putObject(PutObjectRequest.builder().bucket("bench").key(whole + "memory-ranges").build(), RequestBody.fromFile(memory));
+                client.putObject(PutObjectRequest.builder().bucket("bench").key(whole + "durable.tar").build(), RequestBody.fromFile(archive));
+            });
+            PushStatus[] pushed = new PushStatus[1];
+            long[] push = meter.measure(() -> pushed[0] = storeA.push(snapshot, PushListener.NONE));
+            PushStatus[] repushed = new PushStatus[1];
+            long[] push2 = meter.measure(() -> repushed[0] = storeA.push(again, PushListener.NONE));
+
+            Path target = Files.createDirectories(dir.resolve("whole"));
+            long[] wholeGet = meter.measure(() -> {
+                client.getObject(GetObjectRequest.builder().bucket("bench").key(whole + "memory-ranges").build(),
+                        ResponseTransformer.toFile(target.resolve("memory-ranges")));
+                client.getObject(GetObjectRequest.builder().bucket("bench").key(whole + "durable.tar").build(),
+                        ResponseTransformer.toFile(target.resolve("durable.tar")));
+            });
+            PullResult[] pulled = new PullResult[1];
+            long[] pull = meter.measure(() -> pulled[0] = storeB.pull(snapshot.id(), localB, PullOptions.forHost("54.0.0"), PullListener.NONE));
+            localB.delete(snapshot.id());
+            long[] pullCached = meter.measure(() -> storeB.pull(snapshot.id(), localB, PullOptions.forHost("54.0.0"), PullListener.NONE));
+
+            rows.add(row("upload whole files (2 PUTs)", wholePut, wholePut, mib(apparent) + " sent"));
+            rows.add(row("push (chunked, zstd, parallel " + settings.parallelism() + ")", push, wholePut,
+                    mib(pushed[0].bytesUploaded()) + " sent, " + pushed[0].chunksUploaded() + " chunks"));
+            rows.add(row("push after a small change (dedup)", push2, wholePut,
+                    mib(repushed[0].bytesUploaded()) + " sent, " + mib(repushed[0].bytesDeduplicated()) + " deduplicated"));
+            rows.add(row("download whole files (2 GETs)", wholeGet, wholeGet, mib(apparent) + " received"));
+            rows.add(row("pull (chunks, verify, commit)", pull, wholeGet,
+                    mib(pulled[0].status().bytesDownloaded()) + " received, " + pulled[0].status().chunksDownloaded() + " chunks"));
+            rows.add(row("pull from a warm chunk cache", pullCached, wholeGet, "0 received"));
+        }
+        TreeDeleter.delete(dir); // 1.5 GB a round: the next round starts on an emptier page cache
+        return rows;
+    }
+
+    /** Per step, the round with the median speed ratio (so each printed row is one round's figures, ratios from that same round). */
+    private static List<Row> median(List<List<Row>> rounds) {
+        List<Row> rows = new ArrayList<>();
+        for (int step = 0; step < rounds.getFirst().size(); step++) {
+            int index = step;
+            List<Row> ofStep = new ArrayList<>(rounds.stream().map(round -> round.get(index)).toList());
+            ofStep.sort(Comparator.comparingDouble(row -> Double.parseDouble(row.ratio())));
+            Row middle = ofStep.get(ofStep.size() / 2);
+            String all = ofStep.size() == 1 ? middle.ratio()
+                    : rounds.stream().map(round -> round.get(index).ratio()).reduce((a, b) -> a + " " + b).orElseThrow();
+            rows.add(new Row(middle.operation(), middle.millis(), middle.ratio(), all, middle.clientCpuMillis(), middle.serverCpuMillis(),
+                    middle.cpuRatio(), middle.bytes()));
+        }
+        return rows;
+    }
+
     private static String table(List<Row> rows, String serverVersion, long memory, long memoryAllocated, long archive, long apparent,
-                                long allocated, int parallelism) {
+                                long allocated, int parallelism, int rounds) {
         StringBuilder table = new StringBuilder(String.format(Locale.ROOT,
                 "snapshot-store benchmark: memory-ranges %d MiB (%d MiB allocated) + durable.tar %d MiB, s3proxy %s on loopback, "
-                        + "parallelism %d, %d cores, load average %.1f at the end%n%n",
+                        + "parallelism %d, %d cores, load average %.1f at the end; %d rounds, each row the round with the median speed ratio%n%n",
                 memory / MIB, memoryAllocated / MIB, archive / MIB, serverVersion, parallelism, Runtime.getRuntime().availableProcessors(),
-                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage()));
-        table.append("| operation | ms | MiB/s | speed vs whole | client CPU ms | s3proxy CPU ms | CPU vs whole | bytes |\n");
-        table.append("|---|---:|---:|---:|---:|---:|---:|---|\n");
+                ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), rounds));
+        table.append("| operation | ms | MiB/s | speed vs whole | every round | client CPU ms | s3proxy CPU ms | CPU vs whole | bytes |\n");
+        table.append("|---|---:|---:|---:|---|---:|---:|---:|---|\n");
         for (Row row : rows) {
-            table.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %s | %d | %d | %s | %s |%n", row.operation(), row.millis(),
-                    apparent / (double) MIB / (row.millis() / 1000.0), row.ratio(), row.clientCpuMillis(), row.serverCpuMillis(), row.cpuRatio(),
+            table.append(String.format(Locale.ROOT, "| %s | %d | %.1f | %s | %s | %d | %d | %s | %s |%n", row.operation(), row.millis(),
+                    apparent / (double) MIB / (row.millis() / 1000.0), row.ratio(), row.ratios(), row.clientCpuMillis(), row.serverCpuMillis(), row.cpuRatio(),
                     row.bytes()));
         }
         table.append(String.format(Locale.ROOT, "%n(MiB/s over the %d MiB apparent size; %d MiB allocated; speed > 1.00 = faster than the whole"
@@ -173,7 +213,8 @@ class StoreBenchmark {
     }
 
     private static Row row(String what, long[] measured, long[] baseline, String bytes) {
-        return new Row(what, measured[0], String.format(Locale.ROOT, "%.2f", baseline[0] / (double) measured[0]), measured[1], measured[2],
+        String ratio = String.format(Locale.ROOT, "%.2f", baseline[0] / (double) measured[0]);
+        return new Row(what, measured[0], ratio, ratio, measured[1], measured[2],
                 String.format(Locale.ROOT, "%.2f", (baseline[1] + baseline[2]) / (double) Math.max(1, measured[1] + measured[2])), bytes);
     }
 

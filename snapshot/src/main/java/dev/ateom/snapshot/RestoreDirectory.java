@@ -35,7 +35,8 @@ public final class RestoreDirectory {
         Files.createDirectory(dir);
         boolean done = false;
         try {
-            ChvConfigRewriter.rewrite(snapshot.chvConfig(), dir.resolve(CONFIG), sockets);
+            // no fsync: the dir only lives as long as one VM of this boot of the host; a crash removes it whole
+            ChvConfigRewriter.rewriteToNewFile(snapshot.chvConfig(), dir.resolve(CONFIG), sockets);
             FileCloner.Method state = FileCloner.cloneOrCopy(snapshot.chvState(), dir.resolve(STATE));
             FileCloner.Method memory = FileCloner.cloneOrCopy(snapshot.memoryRanges(), dir.resolve(MEMORY_RANGES));
             done = true;

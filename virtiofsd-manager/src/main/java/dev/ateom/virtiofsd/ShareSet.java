@@ -121,14 +121,23 @@ public final class ShareSet {
 
     /** Stops every process (SIGTERM, then SIGKILL after the grace period); returns how each ended. */
     public Map<ShareKind, VirtiofsdExit> stop() {
+        return endEach(VirtiofsdProcess::stop);
+    }
+
+    /** SIGKILLs every process at once (nothing they serve matters any more); returns how each ended. */
+    public Map<ShareKind, VirtiofsdExit> kill() {
+        return endEach(VirtiofsdProcess::kill);
+    }
+
+    private Map<ShareKind, VirtiofsdExit> endEach(Function<VirtiofsdProcess, VirtiofsdExit> end) {
         Map<ShareKind, VirtiofsdExit> exits = new EnumMap<>(ShareKind.class);
         List<RuntimeException> errors = new ArrayList<>();
-        // in parallel, so the grace periods overlap
+        // in parallel, so the waits for the exits overlap
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             for (VirtiofsdProcess process : processes.values()) {
                 pool.submit(() -> {
                     try {
-                        VirtiofsdExit exit = process.stop();
+                        VirtiofsdExit exit = end.apply(process);
                         synchronized (exits) { exits.put(process.kind(), exit); }
                     } catch (RuntimeException e) {
                         synchronized (errors) { errors.add(e); }

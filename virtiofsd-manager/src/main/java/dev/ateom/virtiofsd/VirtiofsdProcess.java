@@ -1,5 +1,6 @@
 package dev.ateom.virtiofsd;
 
+import dev.ateom.process.ProcessTree;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
 import java.nio.file.Files;
@@ -118,6 +119,25 @@ public final class VirtiofsdProcess {
                 throw new VirtiofsdException(spec.describe() + ": virtiofsd pid " + pid() + " still runs "
                         + KILL_WAIT.toSeconds() + " s after SIGKILL");
             }
+        }
+    }
+
+    /**
+     * SIGKILL to it and its namespace-sandbox child at once, for when nothing it serves matters any more (its VM is
+     * gone or discarded); returns how it ended (possibly before we asked).
+     */
+    public VirtiofsdExit kill() {
+        if (exit.isDone()) return exit.join();
+        stopRequested.set(true);
+        // its own tree only (long started by now): a host-wide scan costs tens of ms on a loaded host
+        descendants.addAll(ProcessTree.descendants(pid()));
+        handle.destroyForcibly();
+        descendants.forEach(ProcessHandle::destroyForcibly);
+        try {
+            return awaitExit(KILL_WAIT);
+        } catch (TimeoutException e) {
+            throw new VirtiofsdException(spec.describe() + ": virtiofsd pid " + pid() + " still runs "
+                    + KILL_WAIT.toSeconds() + " s after SIGKILL");
         }
     }
 

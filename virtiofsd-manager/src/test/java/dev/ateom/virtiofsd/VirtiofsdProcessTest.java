@@ -95,6 +95,22 @@ class VirtiofsdProcessTest {
     }
 
     @Test
+    void killEndsItAndItsSandboxChildAtOnceAsAStop() throws Exception {
+        VirtiofsdProcess process = launcher.start(spec(ShareKind.ROOTFS));
+        Set<Long> sandboxChildren = childPids(process.pid());
+        assertThat(sandboxChildren).as("the namespace sandbox's child").isNotEmpty();
+
+        VirtiofsdExit exit = process.kill();
+
+        assertThat(exit.reason()).isEqualTo(VirtiofsdExit.Reason.STOPPED);
+        assertThat(process.isAlive()).isFalse();
+        assertThat(process.socketPath()).doesNotExist();
+        for (long child : sandboxChildren) {
+            assertThat(LinuxProcess.read(child).filter(p -> !p.isZombie())).as("sandbox child %d", child).isEmpty();
+        }
+    }
+
+    @Test
     void killMinus9IsReportedAsACrashWithTheSignal() throws Exception {
         VirtiofsdProcess process = launcher.start(spec(ShareKind.ROOTFS));
         Set<Long> sandboxChildren = childPids(process.pid());

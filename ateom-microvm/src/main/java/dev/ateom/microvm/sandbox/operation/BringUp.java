@@ -56,13 +56,20 @@ final class BringUp {
         SandboxLayout layout = context.layout(record.id());
         VmStarter vms = context.vms();
         SandboxLayout.EpochLayout el = vms.prepareEpoch(layout, epoch, rollback);
-        Slot slot = record.spec().hasNetwork() ? timer.step("network", () -> acquireSlot(record, stateOnRefusal, rollback)) : null;
+        Slot slot = null;
+        if (record.spec().hasNetwork()) {
+            // the old slot must be back first: its host ports are the ones the spec asks for again
+            awaitPreviousTeardown(entry, timer);
+            slot = timer.step("network", () -> acquireSlot(record, stateOnRefusal, rollback));
+        }
         // virtiofsd's own start is the longest step before vm.create / vm.restore: the three start on a thread of
         // their own while the rest is prepared; their stop is in the rollback from here, waiting for the start if need be
         List<ShareSpec> shareSpecs = vms.shareSpecs(record, layout, el);
         CompletableFuture<ShareSet> starting = timer.stepBeside("virtiofsd", () -> vms.startShares(shareSpecs));
         rollback.add("stop virtiofsd", () -> VmStarter.stopOnceStarted(starting));
         beside.run();
+        // from here the restore root is written, and the runtime recorded must be the only one with live processes
+        awaitPreviousTeardown(entry, timer);
         Optional<Path> restoreDir = source instanceof VmSource.Restore restore
                 ? Optional.of(timer.step("rewrite", () -> vms.prepareRestoreDir(restore.snapshot(), layout, epoch, el,
                         VmStarter.socketsByTag(shareSpecs), rollback)))
@@ -81,6 +88,18 @@ final class BringUp {
         awaitReady(record, el, timer, restoreDir.isPresent());
         entry.live(live.withSync(timer.step("sync", () ->
                 context.systemInfo().startSync(layout, record.spec().systemInfoOrEmpty(), record.identity()))));
+    }
+
+    /**
+     * A resume may start while its suspend's teardown still kills the previous VM (SandboxEntry): the virtiofsd and
+     * system-info steps overlap it, the rest waits for it. The wait is a span in the timings when there was one: it
+     * is no step (it cannot fail, and is no crash point of its own).
+     */
+    private static void awaitPreviousTeardown(SandboxEntry entry, StepTimer timer) {
+        if (!entry.vmGonePending()) return;
+        long start = System.nanoTime();
+        entry.awaitVmGone();
+        timer.span("previousTeardown", start, System.nanoTime());
     }
 
     /** A slot with the sandbox's policy, released by the rollback after everything started later has stopped. */

@@ -1,5 +1,6 @@
 package dev.ateom.microvm.sandbox.operation;
 
+import dev.ateom.chv.ChvProcess;
 import dev.ateom.microvm.sandbox.ShareRuntime;
 import dev.ateom.microvm.sandbox.VmRuntime;
 import dev.ateom.microvm.vm.SandboxLayout;
@@ -52,6 +53,25 @@ final class ProcessLeftovers {
         Optional<ProcessHandle> handle = ProcessHandle.of(runtime.chvPid());
         if (handle.isEmpty() || !commandLineNames(runtime.chvPid(), runtime.apiSocket())) return;
         stop(handle.get(), runtime.apiSocket());
+    }
+
+    /**
+     * SIGKILL at once to a recorded CHV (and what it started) that still runs, waiting until it is gone, then its
+     * API socket goes (CHV removes it only on a clean exit): the teardown of an adopted VM whose state is committed
+     * or discarded.
+     */
+    static void killChvNow(VmRuntime runtime) {
+        if (runtime.chvPid() <= 0) return;
+        Optional<ProcessHandle> handle = ProcessHandle.of(runtime.chvPid());
+        if (handle.isPresent() && commandLineNames(runtime.chvPid(), runtime.apiSocket())) {
+            ChvProcess.killTree(handle.get());
+            LOG.log(INFO, "killed cloud-hypervisor pid " + runtime.chvPid() + " (" + runtime.apiSocket() + ")");
+        }
+        try {
+            Files.deleteIfExists(Path.of(runtime.apiSocket()));
+        } catch (IOException e) {
+            LOG.log(WARNING, "cannot remove the API socket " + runtime.apiSocket() + ": " + e.getMessage());
+        }
     }
 
     /**

@@ -59,6 +59,8 @@ public final class ResumeOperation {
         } catch (RuntimeException e) {
             rollback.run(e);
             entry.live(null);
+            // the record drops the runtime next: only once the previous VM's teardown (if still running) is done
+            entry.awaitTeardown();
             throw context.transitions().returnedTo(entry, SandboxState.SUSPENDED, Operation.RESUME, timer, e,
                     "the sandbox is still suspended; the resume can be retried");
         }

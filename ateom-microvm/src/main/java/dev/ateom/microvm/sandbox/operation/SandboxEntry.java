@@ -19,6 +19,8 @@ public final class SandboxEntry {
     private LiveVm live;
     /** The stop of the processes a suspend left running after its answer; complete when there is none. */
     private volatile CompletableFuture<Void> teardown = CompletableFuture.completedFuture(null);
+    /** The part of that teardown a resume waits for: the old VM's processes, slot and restore dir gone (the record follows). */
+    private volatile CompletableFuture<Void> vmGone = CompletableFuture.completedFuture(null);
     /** The lease the running operation is taking (create, clone, resume), awaited before its VM is created. */
     private volatile LeaseClaim lease = LeaseClaim.NONE;
 
@@ -37,7 +39,16 @@ public final class SandboxEntry {
 
     LeaseClaim leaseClaim() { return lease; }
 
-    void tearingDown(CompletableFuture<Void> pending) { this.teardown = pending; }
+    void tearingDown(CompletableFuture<Void> vmGone, CompletableFuture<Void> pending) {
+        this.vmGone = vmGone;
+        this.teardown = pending;
+    }
+
+    /** Waits until the previous VM's processes, network slot and restore dir are gone (its record may not say so yet). */
+    void awaitVmGone() { vmGone.join(); }
+
+    /** Whether the previous VM of a suspend is still being stopped. */
+    boolean vmGonePending() { return !vmGone.isDone(); }
 
     /** Waits until the processes a suspend stops after its answer are stopped (at once when none are). */
     public void awaitTeardown() { teardown.join(); }
@@ -47,19 +58,24 @@ public final class SandboxEntry {
 
     /**
      * Takes the lock for one operation, or refuses when another operation holds it; then waits for a suspend's
-     * teardown still running, so the operation finds the sandbox's processes stopped and its run dir clean.
+     * teardown still running, so the operation finds the sandbox's processes stopped and its run dir clean. A resume
+     * does not wait here: its bring-up waits only where it needs the old VM gone (BringUp), so the two overlap.
      */
     public Lock acquire(Operation operation) {
-        return acquire(operation.wireName());
+        return acquire(operation.wireName(), operation != Operation.RESUME);
     }
 
     /** {@link #acquire(Operation)} for a change that is not an operation; {@code what} says what it is in words. */
     public Lock acquire(String what) {
+        return acquire(what, true);
+    }
+
+    private Lock acquire(String what, boolean afterTeardown) {
         if (!lock.tryLock()) {
             SandboxRecord r = record;
             throw new BusyException(r.id(), r.state(), what);
         }
-        awaitTeardown();
+        if (afterTeardown) awaitTeardown();
         return lock::unlock;
     }
 

@@ -1,7 +1,5 @@
 package dev.ateom.microvm.sandbox.operation;
 
-import dev.ateom.chv.ChvClient;
-import dev.ateom.chv.ChvTimeouts;
 import dev.ateom.microvm.logging.LogContext;
 import dev.ateom.microvm.sandbox.Operation;
 import dev.ateom.microvm.sandbox.TreeRemoval;
@@ -9,18 +7,30 @@ import dev.ateom.microvm.sandbox.VmRuntime;
 import dev.ateom.microvm.timing.CrashPoints;
 import dev.ateom.microvm.vm.SandboxLayout;
 
+import java.io.IOException;
+import java.nio.file.DirectoryNotEmptyException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
-import java.time.Duration;
+import java.nio.file.attribute.BasicFileAttributes;
+import java.util.List;
 import java.util.concurrent.CompletableFuture;
+import java.util.stream.Stream;
 
 import static java.lang.System.Logger.Level.INFO;
 import static java.lang.System.Logger.Level.WARNING;
 
 /**
- * Stops what runs for a sandbox (sync, CHV, virtiofsd, whichever exist), then gives its network slot back (only
- * once CHV, which holds the slot's TAP, is gone) and frees its restore dirs, as one unit
- * that never throws: a problem is logged and the rest still runs. Suspend runs it after its answer
- * ({@link #runAfterAnswer}), delete and a failed create or clone before they settle.
+ * Ends what runs for a sandbox (sync, CHV, virtiofsd, whichever exist) with SIGKILL, then gives its network slot
+ * back (only once CHV, which holds the slot's TAP, is gone), removes the sockets the killed processes left and frees
+ * the restore dir, as one unit that never throws: a problem is logged and the rest still runs. Suspend runs it after
+ * its answer ({@link #runAfterAnswer}), delete and a failed create, clone or suspend before they settle.
+ *
+ * <p>Why SIGKILL and not {@code vmm.shutdown}: whenever this runs, the VM's state is either in a committed snapshot
+ * (suspend) or being discarded (delete, a failed operation), so nothing the VM or its virtiofsd still hold matters.
+ * A graceful stop would save nothing: CHV does not flush the guest's caches at {@code vmm.shutdown}, and every write
+ * virtiofsd finished is already in the host's files. It only cost time (~0.4 s of the stand-in's JVM exit each).
  */
 final class Teardown {
     private static final System.Logger LOG = System.getLogger(Teardown.class.getName());
@@ -29,71 +39,117 @@ final class Teardown {
     Teardown(OperationContext context) { this.context = context; }
 
     /**
-     * A suspend's teardown, once it has answered: on a virtual thread, the entry's pending teardown until done (the
-     * next operation on the sandbox waits for it), then the record drops the runtime. A crash before that leaves
-     * a SUSPENDED record with a runtime, whose processes recovery kills at start.
+     * A suspend's teardown, once it has answered: on a virtual thread, the entry's pending teardown until done, then
+     * the record drops the runtime (unless a resume has replaced it by then). A crash before that leaves a SUSPENDED
+     * record with a runtime, whose processes recovery kills at start. The handles and runtime are taken here, under
+     * the suspend's lock: a resume that does not wait for this teardown sets its own before the thread ends.
      */
     void runAfterAnswer(SandboxEntry entry) {
         String id = entry.record().id();
+        LiveVm live = entry.live();
+        entry.live(null);
+        VmRuntime runtime = entry.record().runtime();
+        SandboxLayout layout = context.layout(id);
+        CompletableFuture<Void> vmGone = new CompletableFuture<>();
         CompletableFuture<Void> done = new CompletableFuture<>();
-        entry.tearingDown(done);
+        entry.tearingDown(vmGone, done);
         Thread.ofVirtual().name("teardown-" + id).start(() -> {
             try (var log = LogContext.with("sandbox", id)) {
                 CrashPoints.before(Operation.SUSPEND.wireName(), "teardown");
                 long start = System.nanoTime();
-                run(entry);
-                context.transitions().tornDown(entry);
-                LOG.log(INFO, "processes of suspended sandbox " + id + " stopped in " + (System.nanoTime() - start) / 1_000_000 + " ms");
+                if (live != null || runtime != null) {
+                    // first, since unlinking hard links does not disturb a VM that still maps them; only this epoch's:
+                    // a resume that did not wait lays its own beside it, once vmGone (so never while the root goes)
+                    removeQuietly(layout.restoreDir(live != null ? live.epoch() : runtime.epoch()));
+                    removeIfEmpty(layout.restoreRoot());
+                }
+                stop(layout, live, runtime);
+                vmGone.complete(null);
+                long stopped = System.nanoTime();
+                context.transitions().tornDown(entry, runtime);
+                LOG.log(INFO, "processes of suspended sandbox " + id + " stopped in " + (stopped - start) / 1_000_000
+                        + " ms, record updated in " + (System.nanoTime() - stopped) / 1_000_000 + " ms");
             } catch (RuntimeException e) {
                 LOG.log(WARNING, "teardown of suspended sandbox " + id + " failed: " + e.getMessage(), e);
             } finally {
+                vmGone.complete(null);
                 done.complete(null);
             }
         });
     }
 
+    /** Delete, and a failed create, clone or suspend: at once, under the operation's lock; every restore dir goes. */
     void run(SandboxEntry entry) {
         SandboxLayout layout = context.layout(entry.record().id());
         LiveVm live = entry.live();
         entry.live(null);
-        if (live != null) stop(entry, layout, live);
-        try {
-            // the restore dirs hold hard links to snapshot files an OnDemand VM faulted from: only now are they free
-            TreeRemoval.removeRecursively(layout.restoreRoot());
-        } catch (RuntimeException e) {
-            LOG.log(WARNING, "removing the restore dirs of " + layout.sandboxId() + " failed: " + e.getMessage());
-        }
+        stop(layout, live, entry.record().runtime());
+        // the restore dirs hold hard links to snapshot files an OnDemand VM faulted from: only now are they free
+        removeQuietly(layout.restoreRoot());
     }
 
-    private void stop(SandboxEntry entry, SandboxLayout layout, LiveVm live) {
+    private void stop(SandboxLayout layout, LiveVm live, VmRuntime runtime) {
+        if (live == null) return;
         closeQuietly(live.sync(), "system-info sync of " + layout.sandboxId());
         try {
             if (live.chv() != null) {
-                live.chv().stop(VmStarter.STOP_GRACE);
-            } else if (entry.record().runtime() != null) {
-                stopAdoptedChv(entry.record().runtime());
+                live.chv().kill();
+            } else if (runtime != null) {
+                ProcessLeftovers.killChvNow(runtime); // adopted after a restart: not this daemon's child
             }
         } catch (RuntimeException e) {
-            LOG.log(WARNING, "stopping cloud-hypervisor of " + layout.sandboxId() + " failed: " + e.getMessage());
+            LOG.log(WARNING, "killing cloud-hypervisor of " + layout.sandboxId() + " failed: " + e.getMessage());
         }
         if (live.shares() != null) {
             try {
-                live.shares().stop();
+                live.shares().kill();
             } catch (RuntimeException e) {
-                LOG.log(WARNING, "stopping virtiofsd of " + layout.sandboxId() + " failed: " + e.getMessage());
+                LOG.log(WARNING, "killing virtiofsd of " + layout.sandboxId() + " failed: " + e.getMessage());
             }
         }
         context.networks().release(live.slot());
+        // a killed CHV leaves its vsock socket (it removes it only at vm.shutdown); virtiofsd and the API socket are
+        // removed by their launchers. The logs stay, for a look at the last run of a suspended sandbox.
+        removeSockets(layout.epoch(live.epoch()).dir());
     }
 
-    /** A CHV this daemon did not start (adopted after a restart): ask it to exit, then make sure. */
-    private static void stopAdoptedChv(VmRuntime runtime) {
-        try (var client = new ChvClient(Path.of(runtime.apiSocket()), ChvTimeouts.all(Duration.ofSeconds(3)))) {
-            client.shutdownVmm();
-        } catch (RuntimeException e) {
-            LOG.log(WARNING, "vmm.shutdown of adopted cloud-hypervisor " + runtime.chvPid() + " failed: " + e.getMessage());
+    private static void removeSockets(Path epochDir) {
+        List<Path> entries;
+        try (Stream<Path> files = Files.list(epochDir)) {
+            entries = files.toList();
+        } catch (NoSuchFileException e) {
+            return; // a later epoch's start removed it already
+        } catch (IOException e) {
+            LOG.log(WARNING, "cannot list " + epochDir + " for leftover sockets: " + e.getMessage());
+            return;
         }
-        ProcessLeftovers.killChv(runtime);
+        for (Path entry : entries) {
+            try {
+                if (Files.readAttributes(entry, BasicFileAttributes.class, LinkOption.NOFOLLOW_LINKS).isOther()) Files.deleteIfExists(entry);
+            } catch (NoSuchFileException e) {
+                // gone meanwhile
+            } catch (IOException e) {
+                LOG.log(WARNING, "cannot remove leftover socket " + entry + ": " + e.getMessage());
+            }
+        }
+    }
+
+    private static void removeQuietly(Path dir) {
+        try {
+            TreeRemoval.removeRecursively(dir);
+        } catch (RuntimeException e) {
+            LOG.log(WARNING, "removing " + dir + " failed: " + e.getMessage());
+        }
+    }
+
+    private static void removeIfEmpty(Path dir) {
+        try {
+            Files.deleteIfExists(dir);
+        } catch (DirectoryNotEmptyException e) {
+            // a later epoch's restore dir is in it
+        } catch (IOException e) {
+            LOG.log(WARNING, "removing " + dir + " failed: " + e.getMessage());
+        }
     }
 
     static void closeQuietly(AutoCloseable closeable, String what) {

@@ -10,6 +10,7 @@ import dev.ateom.microvm.sandbox.SandboxException;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.SandboxState;
 import dev.ateom.microvm.sandbox.SandboxStore;
+import dev.ateom.microvm.sandbox.VmRuntime;
 import dev.ateom.microvm.timing.OperationMetrics;
 import dev.ateom.microvm.timing.StepTimer;
 
@@ -42,12 +43,28 @@ public final class Transitions {
 
     /** Persists {@code updated} and makes it the entry's record; a change of state is an event. */
     void apply(SandboxEntry entry, SandboxRecord updated) {
-        SandboxRecord before = entry.record();
-        store.save(updated);
-        entry.record(updated);
-        if (before.state() != updated.state()) {
-            events.publish(SandboxEvent.stateChanged(updated.id(), before.state(), updated.state(), updated.lastOperation()));
+        // on the entry's monitor: a suspend's teardown thread also writes the record (tornDown), beside a resume's
+        synchronized (entry) {
+            SandboxRecord before = entry.record();
+            store.save(updated);
+            entry.record(updated);
+            if (before.state() != updated.state()) {
+                events.publish(SandboxEvent.stateChanged(updated.id(), before.state(), updated.state(), updated.lastOperation()));
+            }
         }
+    }
+
+    /**
+     * The sandbox may exist elsewhere from now on (a snapshot of it is about to go to the store): persisted before
+     * that happens, under the sandbox's lock, so a crash in between errs on the side of requiring its lease.
+     */
+    public void markInStore(SandboxEntry entry) {
+        synchronized (entry) { // read and write as one: a suspend's teardown thread may drop the runtime meanwhile
+            if (entry.record().inStore()) return;
+            apply(entry, entry.record().markedInStore());
+        }
+        LOG.log(INFO, "sandbox " + entry.record().id() + " is in the snapshot store from now on: with leases enforced it runs "
+                + "only with its lease");
     }
 
     /** A new sandbox (create or clone) is persisted, CREATING, before anything of it is made. */
@@ -86,9 +103,15 @@ public final class Transitions {
         return finish(entry, SandboxState.SUSPENDED, Operation.SUSPEND, timer, snapshotId, true);
     }
 
-    /** The processes of a suspended sandbox are stopped: its record drops their runtime. */
-    void tornDown(SandboxEntry entry) {
-        if (entry.record().runtime() != null) apply(entry, entry.record().withRuntime(null));
+    /**
+     * The processes of a suspended sandbox, {@code stopped}, are gone: its record drops their runtime, unless it names
+     * other processes by now (a resume that did not wait for the teardown recorded its own).
+     */
+    void tornDown(SandboxEntry entry, VmRuntime stopped) {
+        synchronized (entry) {
+            SandboxRecord record = entry.record();
+            if (record.runtime() != null && record.runtime().equals(stopped)) apply(entry, record.withRuntime(null));
+        }
     }
 
     private OperationResult finish(SandboxEntry entry, SandboxState state, Operation operation, StepTimer timer, String snapshotId,

@@ -12,7 +12,10 @@ import java.util.concurrent.TimeUnit;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** The lock of one sandbox: an operation that takes it while a suspend's teardown runs waits for that teardown. */
+/**
+ * The lock of one sandbox: an operation that takes it while a suspend's teardown runs waits for that teardown; a resume
+ * takes it at once and waits for the old VM in its bring-up.
+ */
 class SandboxEntryTest {
     private final SandboxEntry entry = new SandboxEntry(SandboxRecord.creating("s1", null, new ActorIdentity("s1", "tests", "uid-1"),
             null, Operation.CREATE));
@@ -20,19 +23,33 @@ class SandboxEntryTest {
     @Test
     void anOperationWaitsForAPendingTeardownAndThenRuns() throws Exception {
         CompletableFuture<Void> teardown = new CompletableFuture<>();
-        entry.tearingDown(teardown);
+        entry.tearingDown(teardown, teardown);
         assertThat(entry.teardownPending()).isTrue();
         CountDownLatch locked = new CountDownLatch(1);
-        Thread resume = Thread.ofVirtual().start(() -> {
-            try (var lock = entry.acquire(Operation.RESUME)) {
+        Thread delete = Thread.ofVirtual().start(() -> {
+            try (var lock = entry.acquire(Operation.DELETE)) {
                 locked.countDown();
             }
         });
-        assertThat(locked.await(200, TimeUnit.MILLISECONDS)).as("the resume ran before the teardown finished").isFalse();
+        assertThat(locked.await(200, TimeUnit.MILLISECONDS)).as("the delete ran before the teardown finished").isFalse();
         teardown.complete(null);
-        assertThat(locked.await(30, TimeUnit.SECONDS)).as("the resume ran once the teardown finished").isTrue();
-        resume.join();
+        assertThat(locked.await(30, TimeUnit.SECONDS)).as("the delete ran once the teardown finished").isTrue();
+        delete.join();
         assertThat(entry.teardownPending()).isFalse();
+    }
+
+    @Test
+    void aResumeTakesTheLockAtOnceAndWaitsOnlyForTheOldVmWhereItMust() throws Exception {
+        CompletableFuture<Void> vmGone = new CompletableFuture<>();
+        CompletableFuture<Void> teardown = new CompletableFuture<>();
+        entry.tearingDown(vmGone, teardown);
+        try (var lock = entry.acquire(Operation.RESUME)) {
+            assertThat(entry.vmGonePending()).as("the old VM is still being stopped while the resume holds the lock").isTrue();
+            vmGone.complete(null);
+            entry.awaitVmGone();
+            assertThat(entry.teardownPending()).as("the record's part of the teardown may still run").isTrue();
+        }
+        teardown.complete(null);
     }
 
     @Test
