@@ -103,7 +103,7 @@ class StoreBenchmark {
         try (link; S3ProxyServer server = S3ProxyServer.startIn(work, link.namespace(), link.serverAddress())) {
             String table = measure(server, "in its own network namespace behind a veth link shaped to " + mbit + " Mbit/s each way (tc tbf)",
                     rounds, snapshot, again);
-            System.out.println(link.statistics());
+            System.out.println("shaped link, tc -s qdisc of the host end and the namespace end:\n" + link.statistics());
             return table;
         }
     }
