@@ -116,6 +116,7 @@ public final class Daemon implements AutoCloseable {
                 snapshots.annotateWith(remote.snapshotAnnotations());
                 sandboxes.afterSuspend(remote::pushAfterSuspend);
                 sandboxes.useLeases(remote);
+                remote.beforePushing(sandboxes::beforePush);
             }
             sandboxes.recover();
         } catch (IOException e) {

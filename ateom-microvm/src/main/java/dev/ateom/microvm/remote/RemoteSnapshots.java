@@ -33,6 +33,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Consumer;
 import java.util.stream.Collectors;
 
 import static java.lang.System.Logger.Level.INFO;
@@ -53,6 +54,7 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
     private final SnapshotStore local;
     private final HypervisorVersion chvVersion;
     private final StoreMetrics metrics;
+    private Consumer<String> beforePush = sandboxId -> { };
 
     private RemoteSnapshots(RemoteStoreConfig config, RemoteSnapshotStore store, RemoteStoreException unusable, SnapshotStore local,
                             HypervisorVersion chvVersion, StoreMetrics metrics) {
@@ -172,9 +174,16 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
         Optional<PushStatus> running = remote.pushStatus(snapshotId)
                 .filter(status -> status.state() == TransferState.PENDING || status.state() == TransferState.RUNNING);
         if (running.isPresent()) return RemoteState.of(running.get());
+        beforePush.accept(snapshot.manifest().source().sandboxId());
         startPush(remote, snapshot);
         return remote.pushStatus(snapshotId).map(RemoteState::of).orElse(RemoteState.notPushed());
     }
+
+    /**
+     * Called with the sandbox id before a push on request sends anything (the sandbox is marked in the store and, when
+     * it runs here, takes its lease); may refuse the push by throwing. A suspend that pushes marks it itself.
+     */
+    public void beforePushing(Consumer<String> hook) { this.beforePush = hook; }
 
     /** After a suspend's commit, with {@code --push-on-suspend}: a background push (its failure is logged and shown, never thrown). */
     public void pushAfterSuspend(String snapshotId) {

@@ -25,6 +25,7 @@ import static java.lang.System.Logger.Level.WARNING;
  * after a failed create or resume). The store calls of one sandbox run one after another in the order they were
  * asked for (each is queued under the sandbox's lock), so a resume's take never overtakes the give-back of the
  * suspend before it. Where leases are not held while running, only adopt and delete touch them, as before.
+ * A store that cannot be asked refuses only what concerns a sandbox that may exist elsewhere ({@link #claim}).
  */
 final class LeaseKeeper implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(LeaseKeeper.class.getName());
@@ -44,14 +45,44 @@ final class LeaseKeeper implements AutoCloseable {
 
     /**
      * Create, clone or resume, under the sandbox's lock: starts taking its lease, which the bring-up awaits before the
-     * VM is created. Where leases are not held while running, a resume checks here that no other host holds one.
+     * VM is created. Another host's lease refuses it whenever the store answers; a store that cannot be asked refuses
+     * it only for a sandbox that may exist elsewhere ({@link SandboxRecord#inStore}), any other runs without a lease
+     * (warned about: no other host has anything of it to run). Where leases are not held while running, a resume
+     * checks here that no other host holds one.
      */
-    LeaseClaim claim(String sandboxId, Operation operation) {
+    LeaseClaim claim(SandboxRecord sandbox, Operation operation) {
+        String id = sandbox.id();
         if (!leases.heldWhileRunning()) {
-            if (operation == Operation.RESUME) leases.requireNotHeldByAnother(sandboxId);
+            if (operation == Operation.RESUME) leases.requireNotHeldByAnother(id);
             return LeaseClaim.NONE;
         }
-        return LeaseClaim.of(enqueue(sandboxId, () -> leases.acquire(sandboxId)));
+        boolean required = sandbox.inStore();
+        return LeaseClaim.of(enqueue(id, () -> take(id, required, operation)));
+    }
+
+    /**
+     * A push of a snapshot of a sandbox that runs here, before anything is sent: the sandbox holds its lease from now
+     * on (it may have started without one while the store could not be asked), so no other host adopts the pushed
+     * snapshot while it runs here. Refused when the lease cannot be had.
+     */
+    void holdBeforePush(String sandboxId) {
+        if (!leases.heldWhileRunning()) return;
+        join(enqueue(sandboxId, () -> take(sandboxId, true, null)));
+    }
+
+    private void take(String id, boolean required, Operation operation) {
+        try {
+            leases.acquire(id);
+        } catch (RemoteStoreException e) {
+            if (e.kind() == RemoteStoreException.Kind.LEASE_HELD) throw e;
+            if (required) {
+                throw new RemoteStoreException(e.kind(), e.detail() + "; sandbox " + id + " has been in the snapshot store "
+                        + "(inStore), so it does not run without its lease", e.option(), e.getCause());
+            }
+            String why = e.getCause() != null ? e.getCause().getMessage() : e.detail(); // the store's words, not the refusal's
+            LOG.log(WARNING, "sandbox " + id + ": " + operation.wireName() + " goes on without its lease (" + why + "); "
+                    + "none of its snapshots was ever in the store, so no other host can run it, and a push of one takes the lease first");
+        }
     }
 
     /**

@@ -3,6 +3,7 @@ package dev.ateom.microvm.sandbox;
 import dev.ateom.microvm.HostTools;
 import dev.ateom.microvm.PrivateDirs;
 import dev.ateom.microvm.config.DaemonConfig;
+import dev.ateom.microvm.config.RemoteStoreConfig;
 import dev.ateom.microvm.events.EventLog;
 import dev.ateom.microvm.logging.LogContext;
 import dev.ateom.microvm.sandbox.operation.AdoptOperation;
@@ -188,6 +189,27 @@ public final class SandboxManager implements AutoCloseable {
     /** Called with the snapshot id after every successful suspend (push-on-suspend); must return at once. */
     public void afterSuspend(Consumer<String> action) { this.afterSuspend = action; }
 
+    private boolean pushesOnSuspend() {
+        return context.config().snapshotStore().map(RemoteStoreConfig::pushOnSuspend).orElse(false);
+    }
+
+    /**
+     * Before a push of one of a sandbox's snapshots sends anything ({@code POST /v1/snapshots/{id}/push}): the sandbox
+     * may exist elsewhere from then on, so its record says so first (durably: a crash mid-push errs on the safe side),
+     * and one that runs here takes its lease first (it may have started without one while the store could not be
+     * asked), so no other host adopts the pushed snapshot while it runs here. Refused (nothing pushed) when the
+     * lease cannot be had or another operation holds the sandbox. No sandbox of that id here: nothing to do.
+     */
+    public void beforePush(String sandboxId) {
+        SandboxEntry entry = sandboxes.get(sandboxId);
+        if (entry == null) return;
+        try (var lock = entry.acquire("push"); var log = LogContext.with("sandbox", sandboxId)) {
+            if (sandboxes.get(sandboxId) != entry || entry.record().state() == SandboxState.DELETING) return; // deleted meanwhile
+            context.transitions().markInStore(entry);
+            if (entry.record().state() == SandboxState.RUNNING) leases.holdBeforePush(sandboxId);
+        }
+    }
+
     /** Create, or clone when the request names a snapshot: a new sandbox, RUNNING when this returns. */
     public OperationResult create(SandboxSpec request) { return create(request, RestoreOptions.DEFAULT); }
 
@@ -209,7 +231,7 @@ public final class SandboxManager implements AutoCloseable {
                 throw AlreadyExistsException.leftoverDirectory(id);
             }
             OperationProgress.current().admitted(id);
-            entry.claiming(leases.claim(id, plan.operation()));
+            entry.claiming(leases.claim(entry.record(), plan.operation()));
             try {
                 return plan.source() == null ? new CreateOperation(context).run(entry) : new CloneOperation(context, plan.source()).run(entry);
             } finally {
@@ -239,8 +261,11 @@ public final class SandboxManager implements AutoCloseable {
     /** Suspend, the snapshot named and labelled as {@code tags} says (refused before anything is paused if it cannot be). */
     public OperationResult suspend(String id, SnapshotTags tags) {
         requireValid(tags);
-        OperationResult result = runOn(id, Operation.SUSPEND, entry -> followingLease(entry,
-                () -> withName(entry, tags, () -> new SuspendOperation(context, tags).run(entry))));
+        OperationResult result = runOn(id, Operation.SUSPEND, entry -> {
+            // the snapshot this suspend takes will be pushed: the sandbox may exist elsewhere from now on
+            if (pushesOnSuspend()) context.transitions().markInStore(entry);
+            return followingLease(entry, () -> withName(entry, tags, () -> new SuspendOperation(context, tags).run(entry)));
+        });
         afterSuspend.accept(result.snapshotId());
         return result;
     }
@@ -250,7 +275,7 @@ public final class SandboxManager implements AutoCloseable {
     /** Resume; a latest snapshot that is not on this host (deleted here after a push) is pulled from the store first. */
     public OperationResult resume(String id, RestoreOptions options) {
         return runOn(id, Operation.RESUME, entry -> {
-            entry.claiming(leases.claim(id, Operation.RESUME));
+            entry.claiming(leases.claim(entry.record(), Operation.RESUME));
             OperationProgress.current().admitted(id);
             return followingLease(entry, () -> new ResumeOperation(context, options).run(entry));
         });

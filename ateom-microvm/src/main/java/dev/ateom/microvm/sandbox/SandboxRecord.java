@@ -18,6 +18,9 @@ import java.util.function.Consumer;
  * DELETING sandbox, so a delete finished after a crash or a failure takes the snapshots too if it was asked to.
  * {@code idleDeadline} is when the idle timeout of the spec acts on a RUNNING sandbox (absent when it has none, or is not
  * running: a suspended sandbox does not consume its timeout); an absolute time, so it survives a daemon restart.
+ * {@code inStore}: the sandbox may exist elsewhere, because a snapshot of it went to the snapshot store (a push began
+ * here) or it was adopted here; once true it stays true, and with leases enforced it runs only with its lease
+ * (docs/decisions.md, "A sandbox holds its lease while it runs"). Absent: false.
  * Every change goes through one copy ({@link #copy}), which also stamps {@code updatedAt}.
  */
 @JsonInclude(JsonInclude.Include.NON_NULL)
@@ -37,7 +40,8 @@ public record SandboxRecord(
         Operation lastOperation,
         @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean deleteSnapshots,
         Map<String, Long> lastTimingsMs,
-        Instant idleDeadline) {
+        Instant idleDeadline,
+        @JsonInclude(JsonInclude.Include.NON_DEFAULT) boolean inStore) {
 
     public SandboxRecord {
         snapshotIds = snapshotIds == null ? List.of() : List.copyOf(snapshotIds);
@@ -49,14 +53,17 @@ public record SandboxRecord(
                                          Operation operation) {
         Instant now = Instant.now();
         return new SandboxRecord(id, spec, identity, SandboxState.CREATING, null, now, now, sourceSnapshotId, null, List.of(), null,
-                0, operation, false, null, null);
+                0, operation, false, null, null, false);
     }
 
-    /** A sandbox adopted from a snapshot another host took: SUSPENDED at that snapshot, with its id, spec and identity. */
+    /**
+     * A sandbox adopted from a snapshot another host took: SUSPENDED at that snapshot, with its id, spec and identity;
+     * in the store (its snapshot is there, another host may adopt it too).
+     */
     public static SandboxRecord adopted(String id, SandboxSpec spec, ActorIdentity identity, String snapshotId) {
         Instant now = Instant.now();
         return new SandboxRecord(id, spec, identity, SandboxState.SUSPENDED, null, now, now, snapshotId, snapshotId, List.of(snapshotId),
-                null, 0, null, false, null, null);
+                null, 0, null, false, null, null, true);
     }
 
     public SandboxRecord withState(SandboxState newState) {
@@ -111,6 +118,11 @@ public record SandboxRecord(
         return copy(c -> c.idleDeadline = deadline);
     }
 
+    /** A snapshot of it is going to the store (or it was adopted): from now on it may exist elsewhere. */
+    public SandboxRecord markedInStore() {
+        return copy(c -> c.inStore = true);
+    }
+
     public SandboxRecord withSnapshot(String snapshotId) {
         return copy(c -> {
             c.snapshotIds.add(snapshotId);
@@ -138,6 +150,7 @@ public record SandboxRecord(
         private boolean deleteSnapshots;
         private Map<String, Long> lastTimingsMs;
         private Instant idleDeadline;
+        private boolean inStore;
 
         private Copy(SandboxRecord r) {
             from = r;
@@ -152,12 +165,13 @@ public record SandboxRecord(
             deleteSnapshots = r.deleteSnapshots;
             lastTimingsMs = r.lastTimingsMs;
             idleDeadline = r.idleDeadline;
+            inStore = r.inStore;
         }
 
         private SandboxRecord build() {
             return new SandboxRecord(from.id, spec, from.identity, state, failureReason, from.createdAt, Instant.now(),
                     from.sourceSnapshotId, latestSnapshotId, snapshotIds, runtime, epochs, lastOperation, deleteSnapshots, lastTimingsMs,
-                    idleDeadline);
+                    idleDeadline, inStore);
         }
     }
 }

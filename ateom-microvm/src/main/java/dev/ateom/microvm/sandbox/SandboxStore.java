@@ -98,12 +98,14 @@ public final class SandboxStore {
     /**
      * Records written before the delete request had a field of its own said "delete with the snapshots" by
      * {@code lastOperation: deleteWithSnapshots}; they still load, as a delete with {@code deleteSnapshots}.
-     * The field is written only when true, so its absence means false.
+     * The field is written only when true, so its absence means false; so is {@code inStore} (absent in records
+     * written before it existed: those sandboxes were never marked).
      */
     private static void upgrade(ObjectNode record) {
         boolean legacyDelete = LEGACY_DELETE_WITH_SNAPSHOTS.equals(record.path("lastOperation").asText());
         if (legacyDelete) record.put("lastOperation", Operation.DELETE.wireName());
         record.put("deleteSnapshots", legacyDelete || record.path("deleteSnapshots").asBoolean(false));
+        record.put("inStore", record.path("inStore").asBoolean(false));
     }
 
     /** The directories under {@code sandboxes/} whose name is none of {@code sandboxIds}: no sandbox owns them. */

@@ -186,12 +186,19 @@ class AdoptLeaseDaemonTest {
         try (DaemonHarness first = new DaemonHarness(root, flags)) {
             first.createOk(first.spec("leased-4", "leased-4"));
             assertThat(leaseHolder("leased-4")).isEqualTo("host-d");
+            assertThat(first.get("/v1/sandboxes/leased-4").body().has("inStore")).as("never pushed").isFalse();
+            var checkpoint = first.post("/v1/sandboxes/leased-4/checkpoint", "{}");
+            assertThat(checkpoint.status()).as(checkpoint.body().toString()).isEqualTo(200);
+            assertThat(first.post("/v1/snapshots/" + checkpoint.body().path("snapshotId").asText() + "/push", "").status()).isEqualTo(202);
+            assertThat(first.get("/v1/sandboxes/leased-4").body().path("inStore").asBoolean()).as("marked before the push").isTrue();
+            awaitPushed(first, checkpoint.body().path("snapshotId").asText());
         }
         assertThat(leaseHolder("leased-4")).as("a stop that leaves the VM running keeps its lease").isEqualTo("host-d");
         // lost while no daemon ran (an operator's mistake): the restart that adopts the VM takes it again
         Files.delete(storedObject("leases/leased-4"));
         try (DaemonHarness second = new DaemonHarness(root, flags)) {
             assertThat(second.get("/v1/sandboxes/leased-4").body().path("state").asText()).isEqualTo("RUNNING");
+            assertThat(second.get("/v1/sandboxes/leased-4").body().path("inStore").asBoolean()).as("kept in its record").isTrue();
             for (int i = 0; i < 600 && store.leaseHolder("leased-4").isEmpty(); i++) Thread.sleep(50);
             assertThat(leaseHolder("leased-4")).isEqualTo("host-d");
             assertThat(second.delete("/v1/sandboxes/leased-4").status()).isEqualTo(204);

@@ -25,6 +25,10 @@ class SandboxStoreTest {
                 .deleting(true);
         store.save(record);
         assertThat(store.loadAll()).containsExactly(record);
+        SandboxRecord inStore = record.markedInStore();
+        store.save(inStore);
+        assertThat(store.loadAll()).containsExactly(inStore);
+        assertThat(store.loadAll().getFirst().inStore()).isTrue();
     }
 
     @Test
@@ -50,5 +54,6 @@ class SandboxStoreTest {
         assertThat(loaded.get(0).snapshotIds()).containsExactly("old-0000aaaa");
         assertThat(loaded.get(1).lastOperation()).isEqualTo(Operation.CLONE);
         assertThat(loaded.get(1).deleteSnapshots()).isFalse();
+        assertThat(loaded).noneMatch(SandboxRecord::inStore);
     }
 }

@@ -206,12 +206,28 @@ class SnapshotStoreDaemonTest {
                 assertThat(failed.path("state").asText()).as(failed.toString()).isEqualTo("failed");
                 assertThat(failed.path("error").asText()).isNotEmpty();
                 assertThat(chunkPuts.get()).as("chunk PUTs before the push gave up").isGreaterThanOrEqualTo(3);
-                // leases are enforced on this host (the proxy makes conditional writes atomic): without the store no
-                // resume can take one, so none runs (docs/decisions.md: safety over availability)
+                // leases are enforced on this host (the proxy makes conditional writes atomic): a sandbox that has been
+                // in the store (a push began) may be adopted elsewhere, so without the store its resume cannot take the
+                // lease and it does not run (docs/decisions.md, "A sandbox holds its lease while it runs")
+                assertThat(host.get("/v1/sandboxes/outage-1").body().path("inStore").asBoolean()).as("marked before the push").isTrue();
                 var resume = host.post("/v1/sandboxes/outage-1/resume", "{}");
                 assertThat(resume.status()).as(resume.body().toString()).isEqualTo(503);
                 assertThat(resume.body().path("type").asText()).endsWith("snapshot-store-unavailable");
+                assertThat(resume.body().path("detail").asText()).contains("outage-1 has been in the snapshot store");
                 assertThat(host.get("/v1/sandboxes/outage-1").body().path("state").asText()).isEqualTo("SUSPENDED");
+                // one that never was has nothing another host could run: it is created, suspended and resumed without
+                try (Warnings warnings = Warnings.of(LeaseKeeper.class)) {
+                    host.createOk(host.spec("outage-2", "outage-2"));
+                    var suspendedLocal = host.post("/v1/sandboxes/outage-2/suspend", "{}");
+                    assertThat(suspendedLocal.status()).as(suspendedLocal.body().toString()).isEqualTo(200);
+                    var resumedLocal = host.post("/v1/sandboxes/outage-2/resume", "{}");
+                    assertThat(resumedLocal.status()).as(resumedLocal.body().toString()).isEqualTo(200);
+                    assertThat(resumedLocal.body().path("sandbox").path("state").asText()).isEqualTo("RUNNING");
+                    assertThat(resumedLocal.body().path("sandbox").has("inStore")).isFalse();
+                    assertThat(warnings.messages())
+                            .anySatisfy(w -> assertThat(w).contains("sandbox outage-2: create goes on without its lease"))
+                            .anySatisfy(w -> assertThat(w).contains("sandbox outage-2: resume goes on without its lease"));
+                }
                 store.s3().restart();
                 assertThat(storedObject("snapshots/" + snapshotId + "/manifest.json")).as("no manifest: the snapshot is absent").doesNotExist();
                 assertThat(host.get("/v1/snapshots?remote=true").body().path("items").findValuesAsText("snapshotId")).doesNotContain(snapshotId);
@@ -232,6 +248,19 @@ class SnapshotStoreDaemonTest {
                 assertThat(pushed.path("bytesUploaded").asLong()).isPositive();
                 assertThat(storedObject("snapshots/" + snapshotId + "/manifest.json")).exists();
                 assertThat(host.delete("/v1/sandboxes/outage-1?deleteSnapshots=true").status()).isEqualTo(204);
+
+                // outage-2 runs without a lease: a push of a snapshot of it takes the lease before anything is sent,
+                // so no other host adopts that snapshot while it runs here
+                assertThat(store.leaseHolder("outage-2")).isEmpty();
+                var checkpoint = host.post("/v1/sandboxes/outage-2/checkpoint", "{}");
+                assertThat(checkpoint.status()).as(checkpoint.body().toString()).isEqualTo(200);
+                String checkpointId = checkpoint.body().path("snapshotId").asText();
+                assertThat(host.post("/v1/snapshots/" + checkpointId + "/push", "").status()).isEqualTo(202);
+                assertThat(store.leaseHolder("outage-2")).as("taken before the push answered").hasValue("host-f");
+                assertThat(host.get("/v1/sandboxes/outage-2").body().path("inStore").asBoolean()).isTrue();
+                awaitPushed(host, checkpointId);
+                assertThat(host.delete("/v1/sandboxes/outage-2?deleteSnapshots=true").status()).isEqualTo(204);
+                assertThat(store.leaseHolder("outage-2")).isEmpty();
             }
         }
     }
@@ -247,6 +276,7 @@ class SnapshotStoreDaemonTest {
 
     /** The chunks s3proxy holds (a PUT it was killed in leaves a temp file "<key>-<uuid>" behind: not a chunk). */
     private static Set<String> storedChunks() throws IOException {
+        if (!Files.isDirectory(storedObject("chunks"))) return Set.of(); // no test pushed before this one
         try (Stream<Path> chunks = Files.list(storedObject("chunks"))) {
             return chunks.map(p -> p.getFileName().toString()).filter(name -> name.matches("[0-9a-f]{64}")).collect(Collectors.toSet());
         }
@@ -354,18 +384,9 @@ class SnapshotStoreDaemonTest {
 
     /** A daemon on {@code flags} warns at start naming {@code option}, answers store requests 502, and creates sandboxes. */
     private static void assertRefusedStore(Path root, Map<ConfigOption, String> flags, String option) throws Exception {
-        List<String> warnings = new CopyOnWriteArrayList<>();
-        Logger logger = Logger.getLogger(RemoteSnapshots.class.getName());
-        Handler capture = new Handler() {
-            @Override public void publish(LogRecord record) {
-                if (record.getLevel().intValue() >= Level.WARNING.intValue()) warnings.add(record.getMessage());
-            }
-            @Override public void flush() { }
-            @Override public void close() { }
-        };
-        logger.addHandler(capture);
-        try (DaemonHarness refused = new DaemonHarness(Files.createDirectories(root), flags)) {
-            assertThat(warnings).as("warnings at start").anySatisfy(w -> assertThat(w).contains(option));
+        try (Warnings warnings = Warnings.of(RemoteSnapshots.class);
+             DaemonHarness refused = new DaemonHarness(Files.createDirectories(root), flags)) {
+            assertThat(warnings.messages()).as("warnings at start").anySatisfy(w -> assertThat(w).contains(option));
             var list = refused.get("/v1/snapshots?remote=true");
             assertThat(list.status()).as(list.body().toString()).isEqualTo(502);
             assertThat(list.body().path("type").asText()).endsWith("snapshot-store-error");
@@ -376,9 +397,31 @@ class SnapshotStoreDaemonTest {
             assertThat(refused.get("/v1/store").body().path("usable").asBoolean(true)).isFalse();
             refused.createOk(refused.spec("local-1", "local-1"));
             assertThat(refused.delete("/v1/sandboxes/local-1").status()).isEqualTo(204);
-        } finally {
-            logger.removeHandler(capture);
         }
+    }
+
+    /** The warnings one class logs while it is open. */
+    static final class Warnings extends Handler implements AutoCloseable {
+        private final List<String> messages = new CopyOnWriteArrayList<>();
+        private final Logger logger;
+
+        private Warnings(Logger logger) { this.logger = logger; }
+
+        static Warnings of(Class<?> source) {
+            Warnings warnings = new Warnings(Logger.getLogger(source.getName()));
+            warnings.logger.addHandler(warnings);
+            return warnings;
+        }
+
+        List<String> messages() { return messages; }
+
+        @Override public void publish(LogRecord record) {
+            if (record.getLevel().intValue() >= Level.WARNING.intValue()) messages.add(record.getMessage());
+        }
+
+        @Override public void flush() { }
+
+        @Override public void close() { logger.removeHandler(this); }
     }
 
     @Test

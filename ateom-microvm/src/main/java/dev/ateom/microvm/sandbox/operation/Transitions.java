@@ -54,6 +54,19 @@ public final class Transitions {
         }
     }
 
+    /**
+     * The sandbox may exist elsewhere from now on (a snapshot of it is about to go to the store): persisted before
+     * that happens, under the sandbox's lock, so a crash in between errs on the side of requiring its lease.
+     */
+    public void markInStore(SandboxEntry entry) {
+        synchronized (entry) { // read and write as one: a suspend's teardown thread may drop the runtime meanwhile
+            if (entry.record().inStore()) return;
+            apply(entry, entry.record().markedInStore());
+        }
+        LOG.log(INFO, "sandbox " + entry.record().id() + " is in the snapshot store from now on: with leases enforced it runs "
+                + "only with its lease");
+    }
+
     /** A new sandbox (create or clone) is persisted, CREATING, before anything of it is made. */
     void created(SandboxEntry entry) {
         SandboxRecord record = entry.record();
