@@ -104,13 +104,16 @@ public final class Transitions {
     }
 
     /**
-     * The processes of a suspended sandbox, {@code stopped}, are gone: its record drops their runtime, unless it names
-     * other processes by now (a resume that did not wait for the teardown recorded its own).
+     * The processes of a suspended sandbox, {@code stopped}, are gone: its record drops their runtime, unless a resume
+     * that did not wait for the teardown has begun by now. That resume records its own runtime or, failing, drops the
+     * old one itself; a save here would only cost it a contended, fsynced write of the record.
      */
     void tornDown(SandboxEntry entry, VmRuntime stopped) {
         synchronized (entry) {
             SandboxRecord record = entry.record();
-            if (record.runtime() != null && record.runtime().equals(stopped)) apply(entry, record.withRuntime(null));
+            if (record.state() == SandboxState.SUSPENDED && stopped != null && stopped.equals(record.runtime())) {
+                apply(entry, record.withRuntime(null));
+            }
         }
     }
 

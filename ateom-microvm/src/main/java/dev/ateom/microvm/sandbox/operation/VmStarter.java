@@ -39,7 +39,6 @@ import java.util.concurrent.CompletionException;
  * source dir, CHV. In which order, side by side or not, and how they are timed is {@link BringUp}'s business.
  */
 public final class VmStarter {
-    static final Duration STOP_GRACE = Duration.ofSeconds(5);
     /** CHV answers vmm.ping in milliseconds; a loaded host (or the JVM-based stand-in) may need far longer. */
     private static final Duration CHV_READY_TIMEOUT = Duration.ofSeconds(30);
 
@@ -97,7 +96,7 @@ public final class VmStarter {
         }
     }
 
-    /** The rollback of a start that may still run: waits for it, then stops what it started (a failed start stopped its own). */
+    /** The rollback of a start that may still run: waits for it, then kills what it started (a failed start stopped its own). */
     static void stopOnceStarted(CompletableFuture<ShareSet> starting) {
         ShareSet shares;
         try {
@@ -105,7 +104,7 @@ public final class VmStarter {
         } catch (CompletionException | CancellationException e) {
             return;
         }
-        shares.stop();
+        shares.kill();
     }
 
     /** The socket each share's tag is served on, known before the processes start. */
@@ -127,7 +126,8 @@ public final class VmStarter {
     ChvProcess startChv(SandboxLayout.EpochLayout el, Rollback rollback) {
         ChvProcess chv = pool.claim(el).orElseGet(() -> ChvProcess.start(new ChvLaunch(tools.hypervisor().resolved().orElseThrow(),
                 el.apiSocket(), el.chvLog(), el.chvOutput(), 1, CHV_READY_TIMEOUT, Map.of()).withDieWithDaemon(config.childrenDieWithDaemon())));
-        rollback.add("stop cloud-hypervisor", () -> chv.stop(STOP_GRACE));
+        // a failed bring-up discards the VM: nothing in it matters, so SIGKILL, as in Teardown
+        rollback.add("kill cloud-hypervisor", chv::kill);
         return chv;
     }
 
