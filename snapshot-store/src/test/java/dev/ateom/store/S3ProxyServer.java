@@ -11,6 +11,7 @@ import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
 import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
@@ -34,12 +35,20 @@ public final class S3ProxyServer implements AutoCloseable {
     private final String version;
     private final Path directory;
     private final int port;
+    private final String host;
+    private final List<String> launcher;
     private Process process;
 
     private S3ProxyServer(String version, Path directory, int port) {
+        this(version, directory, port, "127.0.0.1", List.of());
+    }
+
+    private S3ProxyServer(String version, Path directory, int port, String host, List<String> launcher) {
         this.version = version;
         this.directory = directory;
         this.port = port;
+        this.host = host;
+        this.launcher = launcher;
     }
 
     /** The version the build names (the newest that resolved), in a fresh dir below {@code workDir}. */
@@ -55,8 +64,22 @@ public final class S3ProxyServer implements AutoCloseable {
         return server;
     }
 
+    /**
+     * The default version in network namespace {@code namespace}, listening on {@code address} there (the benchmark's
+     * store behind a shaped link, {@link ShapedLink}); started with {@code ip netns exec}, which execs the JVM, so
+     * {@link #cpuTime()} is still s3proxy's own.
+     */
+    static S3ProxyServer startIn(Path workDir, String namespace, String address) throws IOException {
+        String version = System.getProperty("ateom.s3proxy.version", "2.9.0");
+        Path directory = Files.createTempDirectory(workDir, "s3proxy-" + version + "-");
+        Files.createDirectories(directory.resolve("data"));
+        S3ProxyServer server = new S3ProxyServer(version, directory, freePort(), address, List.of("ip", "netns", "exec", namespace));
+        server.startProcess();
+        return server;
+    }
+
     public URI endpoint() {
-        return URI.create("http://127.0.0.1:" + port);
+        return URI.create("http://" + host + ":" + port);
     }
 
     public int port() {
@@ -134,8 +157,9 @@ public final class S3ProxyServer implements AutoCloseable {
                 "jclouds.filesystem.basedir=" + dataDirectory(),
                 ""));
         String java = ProcessHandle.current().info().command().orElse("java");
-        process = new ProcessBuilder(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar", jar.toString(),
-                "--properties", properties.toString()))
+        List<String> command = new ArrayList<>(launcher);
+        command.addAll(List.of(java, "-Xmx256m", "-XX:TieredStopAtLevel=1", "-jar", jar.toString(), "--properties", properties.toString()));
+        process = new ProcessBuilder(command)
                 .redirectErrorStream(true)
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(directory.resolve("s3proxy.log").toFile()))
                 .start();
@@ -151,7 +175,7 @@ public final class S3ProxyServer implements AutoCloseable {
                 throw new IOException("s3proxy " + version + " exited with " + process.exitValue() + "; see " + directory.resolve("s3proxy.log"));
             }
             try (Socket socket = new Socket()) {
-                socket.connect(new InetSocketAddress("127.0.0.1", port), 200);
+                socket.connect(new InetSocketAddress(host, port), 200);
                 return;
             } catch (IOException notYet) {
                 sleep(100);

@@ -27,9 +27,12 @@ import software.amazon.awssdk.services.s3.model.PutObjectRequest;
  * compressible pages with some zero pages among them) and a 256 MiB durable archive, beside uploading and downloading
  * the same two files whole with the same SDK client and the same s3proxy, in one run; then a push after a small
  * change (dedup) and a pull from a warm chunk cache. Each row also shows the CPU the client JVM and the s3proxy
- * process spent on it: on a shared build host the wall time follows the CPU work more than anything else. Run with
- * {@code mvn -pl snapshot-store test -Dtest=StoreBenchmark -Dsurefire.excludedGroups=none}; the table (markdown) is
- * printed and written to {@code snapshot-store/target/store-benchmark.md}.
+ * process spent on it: on a shared build host the wall time follows the CPU work more than anything else. It runs
+ * twice: with s3proxy on loopback (bytes cost nothing, CPU decides) and with s3proxy in a network namespace behind a
+ * veth link the kernel shapes to {@code -Dateom.bench.linkMbit} (default 1000) each way, as a store sits behind a
+ * network ({@link ShapedLink}; skipped with a message where that cannot be set up). Run with
+ * {@code mvn -pl snapshot-store test -Dtest=StoreBenchmark -Dsurefire.excludedGroups=none}; both tables (markdown)
+ * are printed and written to {@code snapshot-store/target/store-benchmark.md}.
  */
 @Tag("benchmark")
 class StoreBenchmark {
@@ -40,6 +43,8 @@ class StoreBenchmark {
     Path work;
 
     private static final int DEFAULT_ROUNDS = 3;
+    /** A store reached over a 1 Gbit/s link, as from a host in a cloud region or a rack. */
+    private static final int DEFAULT_LINK_MBIT = 1000;
 
     /** {@code ratios}: the speed ratio of every round, in round order. */
     private record Row(String operation, long millis, String ratio, String ratios, long clientCpuMillis, long serverCpuMillis, String cpuRatio,
@@ -71,26 +76,51 @@ class StoreBenchmark {
     @Test
     void pushAndPullBesideWholeFileTransfers() throws IOException {
         int rounds = Integer.getInteger("ateom.bench.rounds", DEFAULT_ROUNDS);
+        int linkMbit = Integer.getInteger("ateom.bench.linkMbit", DEFAULT_LINK_MBIT);
+        SnapshotStore localA = SnapshotStore.open(Files.createDirectories(work.resolve("a")));
+        Snapshot snapshot = guest().commit(localA, "bench-1");
+        Snapshot again = guest().durableFile("data/small/file-3", 64 * 1024, 999).commit(localA, "bench-2");
+        StringBuilder tables = new StringBuilder();
         try (S3ProxyServer server = S3ProxyServer.start(work)) {
-            server.createBucket("bench");
-            SnapshotStore localA = SnapshotStore.open(Files.createDirectories(work.resolve("a")));
-            Snapshot snapshot = guest().commit(localA, "bench-1");
-            Snapshot again = guest().durableFile("data/small/file-3", 64 * 1024, 999).commit(localA, "bench-2");
-            Path memory = snapshot.layout().memoryRanges();
-            Path archive = snapshot.layout().durableArchive();
-            long apparent = Files.size(memory) + Files.size(archive);
-            long allocated = DiskUsage.of(memory).allocatedBytes() + Files.size(archive);
-            Meter meter = new Meter(server);
-            List<List<Row>> measured = new ArrayList<>();
-            int parallelism = StoreSettings.DEFAULT_PARALLELISM;
-            for (int round = 1; round <= rounds; round++) {
-                measured.add(round(server, meter, round, snapshot, again, apparent));
-            }
-            String table = table(median(measured), server.version(), Files.size(memory), DiskUsage.of(memory).allocatedBytes(),
-                    Files.size(archive), apparent, allocated, parallelism, rounds);
-            System.out.print(table);
-            Files.writeString(Path.of(System.getProperty("ateom.repo.root", "."), "snapshot-store", "target", "store-benchmark.md"), table);
+            tables.append(measure(server, "on loopback", rounds, snapshot, again));
         }
+        tables.append('\n').append(shaped(linkMbit, rounds, snapshot, again));
+        System.out.print(tables);
+        Files.writeString(Path.of(System.getProperty("ateom.repo.root", "."), "snapshot-store", "target", "store-benchmark.md"), tables);
+    }
+
+    /**
+     * The same rounds with s3proxy in a network namespace of its own behind a veth link shaped to {@code mbit} in both
+     * directions, as a store is reached over a network; skipped, saying why, where the kernel cannot shape.
+     */
+    private String shaped(int mbit, int rounds, Snapshot snapshot, Snapshot again) throws IOException {
+        ShapedLink link;
+        try {
+            link = ShapedLink.create(mbit);
+        } catch (IOException e) {
+            return "shaped link skipped (needs root, ip netns, veth and tc tbf): " + e.getMessage() + "\n";
+        }
+        try (link; S3ProxyServer server = S3ProxyServer.startIn(work, link.namespace(), link.serverAddress())) {
+            String table = measure(server, "in its own network namespace behind a veth link shaped to " + mbit + " Mbit/s each way (tc tbf)",
+                    rounds, snapshot, again);
+            System.out.println("shaped link, tc -s qdisc of the host end and the namespace end:\n" + link.statistics());
+            return table;
+        }
+    }
+
+    private String measure(S3ProxyServer server, String where, int rounds, Snapshot snapshot, Snapshot again) throws IOException {
+        server.createBucket("bench");
+        Path memory = snapshot.layout().memoryRanges();
+        Path archive = snapshot.layout().durableArchive();
+        long apparent = Files.size(memory) + Files.size(archive);
+        long allocated = DiskUsage.of(memory).allocatedBytes() + Files.size(archive);
+        Meter meter = new Meter(server);
+        List<List<Row>> measured = new ArrayList<>();
+        for (int round = 1; round <= rounds; round++) {
+            measured.add(round(server, meter, round, snapshot, again, apparent));
+        }
+        return table(median(measured), server.version(), where, Files.size(memory), DiskUsage.of(memory).allocatedBytes(),
+                Files.size(archive), apparent, allocated, StoreSettings.DEFAULT_PARALLELISM, rounds);
     }
 
     /**
@@ -159,12 +189,12 @@ class StoreBenchmark {
         return rows;
     }
 
-    private static String table(List<Row> rows, String serverVersion, long memory, long memoryAllocated, long archive, long apparent,
+    private static String table(List<Row> rows, String serverVersion, String where, long memory, long memoryAllocated, long archive, long apparent,
                                 long allocated, int parallelism, int rounds) {
         StringBuilder table = new StringBuilder(String.format(Locale.ROOT,
-                "snapshot-store benchmark: memory-ranges %d MiB (%d MiB allocated) + durable.tar %d MiB, s3proxy %s on loopback, "
+                "snapshot-store benchmark: memory-ranges %d MiB (%d MiB allocated) + durable.tar %d MiB, s3proxy %s %s, "
                         + "parallelism %d, %d cores, load average %.1f at the end; %d rounds, each row the round with the median speed ratio%n%n",
-                memory / MIB, memoryAllocated / MIB, archive / MIB, serverVersion, parallelism, Runtime.getRuntime().availableProcessors(),
+                memory / MIB, memoryAllocated / MIB, archive / MIB, serverVersion, where, parallelism, Runtime.getRuntime().availableProcessors(),
                 ManagementFactory.getOperatingSystemMXBean().getSystemLoadAverage(), rounds));
         table.append("| operation | ms | MiB/s | speed vs whole | every round | client CPU ms | s3proxy CPU ms | CPU vs whole | bytes |\n");
         table.append("|---|---:|---:|---:|---|---:|---:|---:|---|\n");

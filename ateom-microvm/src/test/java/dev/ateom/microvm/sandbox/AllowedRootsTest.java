@@ -4,11 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.microvm.config.ConfigOption;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -23,14 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * daemon's own state, and a refusal tells nothing about what exists outside the roots.
  */
 class AllowedRootsTest {
-    @TempDir static Path dir;
-    static DaemonHarness daemon;
-
-    @BeforeAll
-    static void start() throws Exception { daemon = new DaemonHarness(dir, Map.of()); }
-
-    @AfterAll
-    static void stop() { daemon.close(); }
+    @RegisterExtension
+    static final DaemonExtension daemon = DaemonExtension.withFlags(Map.of());
 
     @AfterEach
     void nothingWasCreated() throws Exception {
@@ -47,11 +39,12 @@ class AllowedRootsTest {
     @Test
     void theStateDirIsRefusedEvenInsideTheRoots() throws Exception {
         // the harness's image root is inside its temp dir; make one that holds the state dir and try both ways in
-        try (DaemonHarness wide = new DaemonHarness(Files.createDirectories(dir.resolve("wide")), Map.of(
-                ConfigOption.IMAGE_ROOTS, dir.resolve("wide").toString(),
-                ConfigOption.HOST_DIRECTORY_ROOTS, dir.resolve("wide").toString()))) {
+        Path wideRoot = Files.createDirectories(daemon.root().resolve("wide"));
+        try (DaemonHarness wide = new DaemonHarness(wideRoot, Map.of(
+                ConfigOption.IMAGE_ROOTS, wideRoot.toString(),
+                ConfigOption.HOST_DIRECTORY_ROOTS, wideRoot.toString()))) {
             for (String path : List.of(wide.stateDir().toString(), wide.stateDir().resolve("sandboxes").toString(),
-                    wide.runDir().toString(), dir.resolve("wide").toString())) {
+                    wide.runDir().toString(), wideRoot.toString())) {
                 var res = wide.post("/v1/sandboxes", wide.spec("r2", "r2").put("rootfs", path));
                 assertThat(res.status()).as(path + ": " + res.body()).isEqualTo(400);
                 assertThat(fields(res.body())).containsExactly("rootfs");
@@ -78,7 +71,7 @@ class AllowedRootsTest {
 
     @Test
     void aSymlinkInsideTheRootsIsJudgedByWhereItLeads() throws Exception {
-        Path image = DaemonHarness.imageDir(dir);
+        Path image = DaemonHarness.imageDir(daemon.root());
         Files.createDirectories(image);
         Path link = image.resolve("escape");
         Files.deleteIfExists(link);
@@ -89,7 +82,7 @@ class AllowedRootsTest {
 
     @Test
     void insideTheRootsTheProblemIsNamed() throws Exception {
-        Path image = DaemonHarness.imageDir(dir);
+        Path image = DaemonHarness.imageDir(daemon.root());
         Files.createDirectories(image.resolve("a-dir"));
         assertThat(reason(refused(daemon.spec("r5", "r5").put("kernel", image.resolve("a-dir").toString()), "kernel")))
                 .isEqualTo("is not a regular file");
@@ -110,7 +103,7 @@ class AllowedRootsTest {
 
     @Test
     void hostDirectorySourcesOutsideTheirRootsAreRefused() throws Exception {
-        for (String path : List.of("/etc", "/no/such/dir", DaemonHarness.imageDir(dir).toString())) {
+        for (String path : List.of("/etc", "/no/such/dir", DaemonHarness.imageDir(daemon.root()).toString())) {
             ObjectNode spec = daemon.spec("r7", "r7");
             hostDirectory(spec, path);
             JsonNode problem = refused(spec, "systemInfo.volumes[1].sources[0].hostDirectory.path");
@@ -120,7 +113,7 @@ class AllowedRootsTest {
 
     @Test
     void aHostDirectoryThatCannotBeReadIsA400AndLeavesNoFailedSandbox() throws Exception {
-        Path source = Files.createDirectories(DaemonHarness.hostDirectoryRoot(dir).resolve("with-fifo"));
+        Path source = Files.createDirectories(DaemonHarness.hostDirectoryRoot(daemon.root()).resolve("with-fifo"));
         Path fifo = source.resolve("pipe");
         if (!Files.exists(fifo)) {
             assertThat(new ProcessBuilder("mkfifo", fifo.toString()).inheritIO().start().waitFor()).isZero();
@@ -135,7 +128,7 @@ class AllowedRootsTest {
 
     @Test
     void aHostDirectoryInsideItsRootsIsServed() throws Exception {
-        Path source = Files.createDirectories(DaemonHarness.hostDirectoryRoot(dir).resolve("config"));
+        Path source = Files.createDirectories(DaemonHarness.hostDirectoryRoot(daemon.root()).resolve("config"));
         Files.writeString(source.resolve("setting"), "on");
         ObjectNode spec = daemon.spec("r9", "r9");
         hostDirectory(spec, source.toString());

@@ -6,11 +6,9 @@ import dev.ateom.microvm.Main;
 import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.microvm.timing.FailPoints;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
@@ -43,13 +41,8 @@ class AsyncOperationsTest {
     private static final int FILES = 8;
     private static final int FILE_MIB = 128;
 
-    @TempDir static Path dir;
-    static DaemonHarness daemon;
-
-    @BeforeAll
-    static void start() throws Exception {
-        daemon = new DaemonHarness(dir, Map.of(ConfigOption.OPERATION_RETENTION_SECONDS, "2"));
-    }
+    @RegisterExtension
+    static final DaemonExtension daemon = DaemonExtension.withFlags(Map.of(ConfigOption.OPERATION_RETENTION_SECONDS, "2"));
 
     @AfterEach
     void disarmAndDeleteAll() throws Exception {
@@ -57,12 +50,6 @@ class AsyncOperationsTest {
         for (JsonNode sandbox : daemon.get("/v1/sandboxes").body().path("items")) {
             daemon.delete("/v1/sandboxes/" + sandbox.path("id").asText() + "?deleteSnapshots=true");
         }
-    }
-
-    @AfterAll
-    static void stop() {
-        daemon.close();
-        assertThat(TestTools.leakedChildren()).as("processes left behind").isEmpty();
     }
 
     @Test
@@ -270,7 +257,7 @@ class AsyncOperationsTest {
         List<JsonNode> out = new ArrayList<>();
         try (HttpClient http = HttpClient.newHttpClient()) {
             HttpResponse<Stream<String>> res = http.send(HttpRequest.newBuilder(daemon.uri("/v1/events?since=0&sandbox=" + sandbox))
-                    .header("Authorization", "Bearer " + daemon.token).GET().build(), HttpResponse.BodyHandlers.ofLines());
+                    .header("Authorization", "Bearer " + daemon.token()).GET().build(), HttpResponse.BodyHandlers.ofLines());
             try (Stream<String> lines = res.body()) {
                 Iterator<String> it = lines.iterator();
                 while (it.hasNext()) {

@@ -7,11 +7,9 @@ import dev.ateom.chv.ChvClient;
 import dev.ateom.chv.VmState;
 import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.microvm.timing.FailPoints;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.ValueSource;
 
@@ -36,24 +34,15 @@ class CheckpointTest {
     static final List<String> STEPS = List.of("stopSync", "stage", "pause", "snapshot", "archive", "vmResume", "sync",
             "complete", "commit");
 
-    @TempDir static Path dir;
-    static DaemonHarness daemon;
-
-    @BeforeAll
-    static void start() throws Exception { daemon = new DaemonHarness(dir, Map.of()); }
+    @RegisterExtension
+    static final DaemonExtension daemon = DaemonExtension.withFlags(Map.of());
 
     @AfterEach
     void disarm() { FailPoints.disarmAll(); }
 
-    @AfterAll
-    static void stop() {
-        daemon.close();
-        assertThat(TestTools.leakedChildren()).as("processes left behind").isEmpty();
-    }
-
     @Test
     void aCheckpointedSandboxKeepsRunningAndItsSnapshotHoldsTheDurableDirOfThePause() throws Exception {
-        Path secrets = Files.createDirectories(DaemonHarness.hostDirectoryRoot(dir).resolve("secrets-cp"));
+        Path secrets = Files.createDirectories(DaemonHarness.hostDirectoryRoot(daemon.root()).resolve("secrets-cp"));
         Files.writeString(secrets.resolve("token"), "v1");
         JsonNode runtime = daemon.createOk(specWithSecrets("cp-1", secrets)).body().path("sandbox").path("runtime");
         Path data = sandboxDir("cp-1").resolve("durable/data");
@@ -115,7 +104,7 @@ class CheckpointTest {
     @ValueSource(strings = {"stopSync", "stage", "pause", "snapshot", "archive", "vmResume", "sync", "complete", "commit"})
     void aFailingStepLeavesTheSameVmRunningWithoutASnapshot(String step) throws Exception {
         String id = "cp-f-" + step.toLowerCase(Locale.ROOT);
-        Path secrets = Files.createDirectories(DaemonHarness.hostDirectoryRoot(dir).resolve("secrets-" + id));
+        Path secrets = Files.createDirectories(DaemonHarness.hostDirectoryRoot(daemon.root()).resolve("secrets-" + id));
         Files.writeString(secrets.resolve("token"), "v1");
         JsonNode runtime = daemon.createOk(specWithSecrets(id, secrets)).body().path("sandbox").path("runtime");
         FailPoints.failOnce("checkpoint." + step);

@@ -4,9 +4,8 @@ import dev.ateom.microvm.Main;
 import dev.ateom.microvm.cli.ExitCodes;
 import dev.ateom.fixtures.wait.Eventually;
 import dev.ateom.microvm.config.ConfigOption;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.ByteArrayOutputStream;
@@ -28,17 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * codes, a missing sandbox's included.
  */
 class CliSnapshotCommandsTest {
-    @TempDir static Path dir;
-    static DaemonHarness daemon;
-
-    @BeforeAll
-    static void start() throws Exception { daemon = new DaemonHarness(dir, Map.of(ConfigOption.VMM_POOL, "0")); }
-
-    @AfterAll
-    static void stop() {
-        daemon.close();
-        assertThat(TestTools.leakedChildren()).as("processes left behind").isEmpty();
-    }
+    @RegisterExtension
+    static final DaemonExtension daemon = DaemonExtension.withFlags(Map.of(ConfigOption.VMM_POOL, "0"));
 
     @Test
     void checkpointWithNameAndLabelsThenTheListingFiltersAndInspectShowsThem() throws Exception {
@@ -179,7 +169,7 @@ class CliSnapshotCommandsTest {
     }
 
     private static List<String> defaultTarget() {
-        return List.of("--url", "http://127.0.0.1:" + daemon.daemon.port(), "--token-file", daemon.stateDir().resolve("api-token").toString());
+        return List.of("--url", "http://127.0.0.1:" + daemon.port(), "--token-file", daemon.stateDir().resolve("api-token").toString());
     }
 
     private static String[] argv(List<String> target, String... args) {

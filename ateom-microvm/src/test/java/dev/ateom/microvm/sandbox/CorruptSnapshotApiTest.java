@@ -3,10 +3,8 @@ package dev.ateom.microvm.sandbox;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.microvm.json.ApiJson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -21,18 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * and DELETE of its sandbox finishes.
  */
 class CorruptSnapshotApiTest {
-    @TempDir static Path dir;
-    static DaemonHarness daemon;
-
-    @BeforeAll
-    static void start() throws Exception {
-        daemon = new DaemonHarness(dir, Map.of());
-    }
-
-    @AfterAll
-    static void stop() {
-        if (daemon != null) daemon.close();
-    }
+    @RegisterExtension
+    static final DaemonExtension daemon = DaemonExtension.withFlags(Map.of());
 
     @Test
     void aCorruptSnapshotIsListedAsUnusableInspectedAndDeleted() throws Exception {

@@ -3,10 +3,8 @@ package dev.ateom.microvm.sandbox;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.microvm.timing.FailPoints;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.OutputStream;
 import java.net.Socket;
@@ -14,7 +12,6 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -30,17 +27,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * in order, a reconnect with {@code since} that misses nothing, refused ids, and a client that never reads.
  */
 class EventsStreamTest {
-    @TempDir static Path dir;
-    static DaemonHarness daemon;
-
-    @BeforeAll
-    static void start() throws Exception { daemon = new DaemonHarness(dir, Map.of()); }
-
-    @AfterAll
-    static void stop() {
-        daemon.close();
-        assertThat(TestTools.leakedChildren()).as("processes left behind").isEmpty();
-    }
+    @RegisterExtension
+    static final DaemonExtension daemon = DaemonExtension.withFlags(Map.of());
 
     @Test
     void aClientSeesTheLifecycleInOrderAndAReconnectWithSinceMissesNothing() throws Exception {
@@ -104,10 +92,10 @@ class EventsStreamTest {
         daemon.createOk(daemon.spec("ev-3", "ev-3"));
         long alone = suspendAndResume("ev-3");
         long stalledMs;
-        try (Socket stalled = new Socket("127.0.0.1", daemon.daemon.port())) {
+        try (Socket stalled = new Socket("127.0.0.1", daemon.port())) {
             stalled.setReceiveBufferSize(1024);
             OutputStream out = stalled.getOutputStream();
-            out.write(("GET /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + daemon.token + "\r\n\r\n")
+            out.write(("GET /v1/events HTTP/1.1\r\nHost: x\r\nAuthorization: Bearer " + daemon.token() + "\r\n\r\n")
                     .getBytes(StandardCharsets.US_ASCII));
             out.flush();
             for (int i = 0; i < 3; i++) suspendAndResume("ev-3"); // events pile up unread
@@ -147,7 +135,7 @@ class EventsStreamTest {
 
         private EventClient(String path) throws Exception {
             HttpResponse<Stream<String>> res = http.send(HttpRequest.newBuilder(daemon.uri(path))
-                    .header("Authorization", "Bearer " + daemon.token).GET().build(), HttpResponse.BodyHandlers.ofLines());
+                    .header("Authorization", "Bearer " + daemon.token()).GET().build(), HttpResponse.BodyHandlers.ofLines());
             assertThat(res.statusCode()).isEqualTo(200);
             assertThat(res.headers().firstValue("content-type")).hasValue("text/event-stream");
             lines = res.body();

@@ -10,7 +10,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.MethodSource;
 
@@ -46,13 +46,12 @@ class FailurePathsTest {
             "vmResume", "sync");
     static final List<String> DELETE = List.of("teardown", "leftovers", "runDir", "snapshots", "record");
 
-    @TempDir static Path dir;
-    static DaemonHarness daemon;
+    @RegisterExtension
+    static final DaemonExtension daemon = DaemonExtension.withFlags(Map.of());
     static String originSnapshot;
 
     @BeforeAll
     static void start() throws Exception {
-        daemon = new DaemonHarness(dir, Map.of());
         daemon.createOk(daemon.spec("origin", "origin"));
         Files.writeString(daemon.stateDir().resolve("sandboxes/origin/durable/data/shared.txt"), "from origin");
         originSnapshot = daemon.post("/v1/sandboxes/origin/suspend", "{}").body().path("snapshotId").asText();
@@ -68,14 +67,10 @@ class FailurePathsTest {
         }
     }
 
+    /** Before the extension closes the daemon and checks that no process is left. */
     @AfterAll
-    static void stop() throws Exception {
-        try {
-            assertThat(daemon.delete("/v1/sandboxes/origin?deleteSnapshots=true").status()).isEqualTo(204);
-        } finally {
-            daemon.close();
-        }
-        assertThat(TestTools.leakedChildren()).as("processes left behind").isEmpty();
+    static void deleteTheOrigin() throws Exception {
+        assertThat(daemon.delete("/v1/sandboxes/origin?deleteSnapshots=true").status()).isEqualTo(204);
     }
 
     static Stream<String> failPoints() {

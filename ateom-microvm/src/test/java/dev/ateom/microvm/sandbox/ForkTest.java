@@ -4,11 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.microvm.timing.FailPoints;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -24,11 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * clone reported beside the others, and requests refused field by field.
  */
 class ForkTest {
-    @TempDir static Path dir;
-    static DaemonHarness daemon;
-
-    @BeforeAll
-    static void start() throws Exception { daemon = new DaemonHarness(dir, Map.of()); }
+    @RegisterExtension
+    static final DaemonExtension daemon = DaemonExtension.withFlags(Map.of());
 
     @AfterEach
     void disarmAndDeleteAll() throws Exception {
@@ -36,12 +31,6 @@ class ForkTest {
         for (JsonNode sandbox : daemon.get("/v1/sandboxes").body().path("items")) {
             daemon.delete("/v1/sandboxes/" + sandbox.path("id").asText() + "?deleteSnapshots=true");
         }
-    }
-
-    @AfterAll
-    static void stop() {
-        daemon.close();
-        assertThat(TestTools.leakedChildren()).as("processes left behind").isEmpty();
     }
 
     @Test

@@ -3,10 +3,8 @@ package dev.ateom.microvm.sandbox;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.microvm.config.ConfigOption;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,20 +24,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * guest) let it be acted on while they go on.
  */
 class IdleTimeoutTest {
-    @TempDir static Path dir;
     static final FakeGuestProbe probe = new FakeGuestProbe();
-    static DaemonHarness daemon;
-
-    @BeforeAll
-    static void start() throws Exception {
-        daemon = new DaemonHarness(dir, Map.of(ConfigOption.IDLE_MINIMUM_SECONDS, "1"), probe);
-    }
-
-    @AfterAll
-    static void stop() {
-        daemon.close();
-        assertThat(TestTools.leakedChildren()).as("processes left behind").isEmpty();
-    }
+    @RegisterExtension
+    static final DaemonExtension daemon =
+            DaemonExtension.startedBy(root -> new DaemonHarness(root, Map.of(ConfigOption.IDLE_MINIMUM_SECONDS, "1"), probe));
 
     @Test
     void anUntouchedSandboxIsSuspendedAfterAnIdleEventAndItsTimerStartsAgainAtResume() throws Exception {
@@ -121,7 +109,7 @@ class IdleTimeoutTest {
     }
 
     /** Waits (up to 30 s) until the sandbox is in {@code state}; null: until it is gone. */
-    static void awaitState(DaemonHarness daemon, String id, String state) throws Exception {
+    static void awaitState(DaemonApi daemon, String id, String state) throws Exception {
         long deadline = System.nanoTime() + Duration.ofSeconds(30).toNanos();
         while (true) {
             var res = daemon.get("/v1/sandboxes/" + id);

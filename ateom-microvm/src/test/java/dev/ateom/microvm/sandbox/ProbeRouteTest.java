@@ -1,12 +1,10 @@
 package dev.ateom.microvm.sandbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
 
@@ -18,19 +16,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * tested in RealGuestCheckpointTest and the tour (e2e TryScriptTest).
  */
 class ProbeRouteTest {
-    @TempDir static Path dir;
-    static DaemonHarness daemon;
+    @RegisterExtension
+    static final DaemonExtension daemon = DaemonExtension.withFlags(Map.of());
 
     @BeforeAll
     static void start() throws Exception {
-        daemon = new DaemonHarness(dir, Map.of());
         daemon.createOk(daemon.spec("probe-1", "probe-1"));
-    }
-
-    @AfterAll
-    static void stop() {
-        daemon.close();
-        assertThat(TestTools.leakedChildren()).as("processes left behind").isEmpty();
     }
 
     @Test

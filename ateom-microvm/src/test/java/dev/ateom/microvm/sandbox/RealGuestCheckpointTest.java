@@ -4,12 +4,9 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.chv.vsock.ProbeClient;
 import dev.ateom.microvm.json.ApiJson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
-import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -23,17 +20,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * identities while the source goes on running.
  */
 class RealGuestCheckpointTest {
-    @TempDir static Path dir;
-    static DaemonHarness daemon;
-
-    @BeforeAll
-    static void start() throws Exception { daemon = RealGuest.daemon(dir); }
-
-    @AfterAll
-    static void stop() {
-        daemon.close();
-        assertThat(TestTools.leakedChildren()).as("processes left behind").isEmpty();
-    }
+    @RegisterExtension
+    static final DaemonExtension daemon = DaemonExtension.startedBy(RealGuest::daemon);
 
     @Test
     void aCheckpointKeepsTheGuestRunningAndItsClonesAndForksAnswerWithTheirOwnIdentity() throws Exception {

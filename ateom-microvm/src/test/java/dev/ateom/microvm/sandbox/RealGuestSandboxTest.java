@@ -7,20 +7,16 @@ import dev.ateom.chv.vsock.ProbeClient;
 import dev.ateom.fixtures.guest.GuestCmdline;
 import dev.ateom.fixtures.guest.GuestImage;
 import dev.ateom.fixtures.wait.Eventually;
-import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.json.ApiJson;
 import java.nio.file.StandardCopyOption;
-import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -31,29 +27,17 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RealGuestSandboxTest {
     private static final Duration PROBE = Duration.ofSeconds(20);
-    @TempDir static Path dir;
-    static DaemonHarness daemon;
+    /** The daemon launches "cloud-hypervisor" like the real one: a wrapper picks the stand-in's qemu backend. */
+    @RegisterExtension
+    static final DaemonExtension daemon = DaemonExtension.startedBy(RealGuest::daemon);
     static GuestImage guest;
     static Path secrets;
 
     @BeforeAll
     static void start() throws Exception {
         guest = GuestImage.ensureBuilt();
-        // the daemon launches "cloud-hypervisor" like the real one: a wrapper picks the stand-in's qemu backend
-        Path chv = dir.resolve("cloud-hypervisor");
-        Files.writeString(chv, "#!/bin/sh\nATEOM_STANDIN_BACKEND=qemu exec " + TestTools.standIn() + " \"$@\"\n");
-        Files.setPosixFilePermissions(chv, PosixFilePermissions.fromString("rwxr-xr-x"));
-        secrets = Files.createDirectories(DaemonHarness.hostDirectoryRoot(dir).resolve("secrets"));
+        secrets = Files.createDirectories(DaemonHarness.hostDirectoryRoot(daemon.root()).resolve("secrets"));
         Files.writeString(secrets.resolve("token"), "token-v1");
-        String imageRoots = String.join(",", guest.vmlinux().getParent().toString(), guest.initramfs().getParent().toString(),
-                guest.rootfs().toString());
-        daemon = new DaemonHarness(dir, Map.of(ConfigOption.CLOUD_HYPERVISOR, chv.toString(), ConfigOption.IMAGE_ROOTS, imageRoots));
-    }
-
-    @AfterAll
-    static void stop() {
-        daemon.close();
-        assertThat(TestTools.leakedChildren()).as("processes left behind").isEmpty();
     }
 
     @Test

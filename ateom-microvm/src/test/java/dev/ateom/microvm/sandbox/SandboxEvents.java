@@ -21,11 +21,11 @@ final class SandboxEvents {
     private SandboxEvents() {}
 
     /** Every event of {@code sandboxId} from the start up to and including the first that matches {@code last}. */
-    static List<JsonNode> upTo(DaemonHarness daemon, String sandboxId, Predicate<JsonNode> last) throws Exception {
+    static List<JsonNode> upTo(DaemonApi daemon, String sandboxId, Predicate<JsonNode> last) throws Exception {
         BlockingQueue<JsonNode> queue = new LinkedBlockingQueue<>();
         try (HttpClient http = HttpClient.newHttpClient()) {
             HttpResponse<Stream<String>> res = http.send(HttpRequest.newBuilder(daemon.uri("/v1/events?since=0&sandbox=" + sandboxId))
-                    .header("Authorization", "Bearer " + daemon.token).GET().build(), HttpResponse.BodyHandlers.ofLines());
+                    .header("Authorization", "Bearer " + daemon.token()).GET().build(), HttpResponse.BodyHandlers.ofLines());
             assertThat(res.statusCode()).isEqualTo(200);
             Thread reader = Thread.ofVirtual().start(() -> {
                 try {

@@ -6,10 +6,8 @@ import dev.ateom.microvm.json.ApiJson;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,17 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * {@code none} backend: real vhost-user connections to real virtiofsd, no guest) and real virtiofsd.
  */
 class SandboxLifecycleTest {
-    @TempDir static Path dir;
-    static DaemonHarness daemon;
-
-    @BeforeAll
-    static void start() throws Exception { daemon = new DaemonHarness(dir, Map.of()); }
-
-    @AfterAll
-    static void stop() {
-        daemon.close();
-        assertThat(TestTools.leakedChildren()).as("processes left behind").isEmpty();
-    }
+    @RegisterExtension
+    static final DaemonExtension daemon = DaemonExtension.withFlags(Map.of());
 
     @Test
     void createSuspendResumeTwiceThenDelete() throws Exception {
@@ -224,7 +213,7 @@ class SandboxLifecycleTest {
         daemon.createOk(daemon.spec("metered", "metered"));
         assertThat(daemon.post("/v1/sandboxes/metered/resume", "{}").status()).isEqualTo(409);
         HttpResponse<String> scrape = HttpClient.newHttpClient().send(
-                HttpRequest.newBuilder(daemon.uri("/metrics")).header("Authorization", "Bearer " + daemon.token).build(),
+                HttpRequest.newBuilder(daemon.uri("/metrics")).header("Authorization", "Bearer " + daemon.token()).build(),
                 HttpResponse.BodyHandlers.ofString());
         String metrics = scrape.body();
         assertThat(metrics).containsPattern("ateom_operations_total\\{operation=\"create\",outcome=\"success\"} [1-9]");

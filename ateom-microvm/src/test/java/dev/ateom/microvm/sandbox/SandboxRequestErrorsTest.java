@@ -4,16 +4,13 @@ import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.json.ApiJson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
 
 import java.net.http.HttpRequest;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.function.Consumer;
 import java.util.stream.Stream;
@@ -22,14 +19,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /** Every 4xx of the sandbox API: each bad spec field on its own, auth, size, and nothing created by a refused request. */
 class SandboxRequestErrorsTest {
-    @TempDir static Path dir;
-    static DaemonHarness daemon;
-
-    @BeforeAll
-    static void start() throws Exception { daemon = new DaemonHarness(dir, Map.of(ConfigOption.MAX_REQUEST_BYTES, "8192")); }
-
-    @AfterAll
-    static void stop() { daemon.close(); }
+    @RegisterExtension
+    static final DaemonExtension daemon = DaemonExtension.withFlags(Map.of(ConfigOption.MAX_REQUEST_BYTES, "8192"));
 
     static Stream<Arguments> badSpecs() {
         return Stream.of(
@@ -132,11 +123,11 @@ class SandboxRequestErrorsTest {
     void theBearerSchemeIsCaseInsensitive() throws Exception {
         for (String scheme : new String[] {"bearer ", "BEARER ", "Bearer "}) {
             var res = daemon.send(HttpRequest.newBuilder(daemon.uri("/v1/sandboxes"))
-                    .header("Authorization", scheme + daemon.token).GET(), false);
+                    .header("Authorization", scheme + daemon.token()).GET(), false);
             assertThat(res.status()).as(scheme).isEqualTo(200);
         }
         var other = daemon.send(HttpRequest.newBuilder(daemon.uri("/v1/sandboxes"))
-                .header("Authorization", "Basic " + daemon.token).GET(), false);
+                .header("Authorization", "Basic " + daemon.token()).GET(), false);
         assertThat(other.status()).isEqualTo(401);
     }
 

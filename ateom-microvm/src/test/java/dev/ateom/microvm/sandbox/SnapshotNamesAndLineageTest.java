@@ -5,10 +5,8 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.chv.ChvClient;
 import dev.ateom.chv.VmState;
 import dev.ateom.microvm.json.ApiJson;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -26,17 +24,8 @@ import static org.assertj.core.api.Assertions.assertThat;
  * filters are 400s naming the field; a name taken on the host is a 409 before anything is paused or written.
  */
 class SnapshotNamesAndLineageTest {
-    @TempDir static Path dir;
-    static DaemonHarness daemon;
-
-    @BeforeAll
-    static void start() throws Exception { daemon = new DaemonHarness(dir, Map.of()); }
-
-    @AfterAll
-    static void stop() {
-        daemon.close();
-        assertThat(TestTools.leakedChildren()).as("processes left behind").isEmpty();
-    }
+    @RegisterExtension
+    static final DaemonExtension daemon = DaemonExtension.withFlags(Map.of());
 
     @Test
     void aSuspendNamesAndLabelsItsSnapshotAndTheSnapshotAfterAResumeHasItAsParent() throws Exception {

@@ -3,10 +3,8 @@ package dev.ateom.microvm.sandbox;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -22,21 +20,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  * In-process daemon, CHV stand-in, {@code none} backend.
  */
 class SyncErrorEventTest {
-    @TempDir static Path dir;
-    static DaemonHarness daemon;
-
-    @BeforeAll
-    static void start() throws Exception { daemon = new DaemonHarness(dir, Map.of()); }
-
-    @AfterAll
-    static void stop() {
-        daemon.close();
-        assertThat(TestTools.leakedChildren()).as("processes left behind").isEmpty();
-    }
+    @RegisterExtension
+    static final DaemonExtension daemon = DaemonExtension.withFlags(Map.of());
 
     @Test
     void aSourceChangeTheSyncCannotApplyIsOneSyncErrorEvent() throws Exception {
-        Path source = Files.createDirectories(DaemonHarness.hostDirectoryRoot(dir).resolve("secrets"));
+        Path source = Files.createDirectories(DaemonHarness.hostDirectoryRoot(daemon.root()).resolve("secrets"));
         Files.writeString(source.resolve("token"), "one");
         ObjectNode spec = daemon.spec("sync-err", "sync-err");
         ObjectNode volume = ((ArrayNode) spec.at("/systemInfo/volumes")).addObject().put("name", "secrets");

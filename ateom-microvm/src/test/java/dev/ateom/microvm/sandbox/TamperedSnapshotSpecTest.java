@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.microvm.json.ApiJson;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
-import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.Arguments;
 import org.junit.jupiter.params.provider.MethodSource;
@@ -24,15 +24,14 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class TamperedSnapshotSpecTest {
     private static final String SPEC_ANNOTATION = "ateom.dev/sandbox-spec";
-    @TempDir static Path dir;
-    static DaemonHarness daemon;
+    @RegisterExtension
+    static final DaemonExtension daemon = DaemonExtension.withFlags(Map.of());
     static Path manifest;
     static String snapshot;
     static String original;
 
     @BeforeAll
     static void start() throws Exception {
-        daemon = new DaemonHarness(dir, Map.of());
         daemon.createOk(daemon.spec("source", "source"));
         snapshot = daemon.post("/v1/sandboxes/source/suspend", "{}").body().path("snapshotId").asText();
         manifest = daemon.stateDir().resolve("snapshots").resolve(snapshot).resolve("manifest.json");
@@ -43,19 +42,18 @@ class TamperedSnapshotSpecTest {
     static void stop() throws Exception {
         Files.writeString(manifest, original);
         assertThat(daemon.delete("/v1/sandboxes/source?deleteSnapshots=true").status()).isEqualTo(204);
-        daemon.close();
     }
 
     static Stream<Arguments> tampered() {
         return Stream.of(
                 Arguments.of("rootfs", (Consumer<ObjectNode>) s -> s.put("rootfs", "/")),
-                Arguments.of("rootfs", (Consumer<ObjectNode>) s -> s.put("rootfs", dir.resolve("state").toString())),
+                Arguments.of("rootfs", (Consumer<ObjectNode>) s -> s.put("rootfs", daemon.stateDir().toString())),
                 Arguments.of("kernel", (Consumer<ObjectNode>) s -> s.put("kernel", "/etc/shadow")),
                 Arguments.of("vcpus", (Consumer<ObjectNode>) s -> s.put("vcpus", 999)),
                 Arguments.of("durableDirs[0]", (Consumer<ObjectNode>) s -> s.putArray("durableDirs").add("../../../../etc")),
                 Arguments.of("systemInfo.volumes[0].sources[0].hostDirectory.path", (Consumer<ObjectNode>) s -> {
                     ObjectNode volume = s.putObject("systemInfo").putArray("volumes").addObject().put("name", "loot");
-                    volume.putArray("sources").addObject().putObject("hostDirectory").put("path", dir.resolve("state").toString());
+                    volume.putArray("sources").addObject().putObject("hostDirectory").put("path", daemon.stateDir().toString());
                 }));
     }
 

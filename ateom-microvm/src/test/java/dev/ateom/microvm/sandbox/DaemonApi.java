@@ -1,0 +1,129 @@
+package dev.ateom.microvm.sandbox;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ateom.microvm.json.ApiJson;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.file.Files;
+import java.nio.file.Path;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * What a test does with a running test daemon: its HTTP API, guest specs for the none backend, waits, its dirs. Both
+ * {@link DaemonHarness} (a daemon a test starts and closes itself) and {@link DaemonExtension} (one daemon for a class) are one.
+ */
+abstract class DaemonApi {
+    private final HttpClient http = HttpClient.newHttpClient();
+
+    /** The root dir the daemon's state and run dirs, image root and hostDirectory root are in. */
+    abstract Path root();
+
+    /** The port the daemon's API listens on (loopback). */
+    abstract int port();
+
+    /** The daemon's API token. */
+    abstract String token();
+
+    /** A guest "image" for the none backend: files that exist, a rootfs dir. */
+    ObjectNode spec(String id, String name) throws IOException {
+        Path image = Files.createDirectories(DaemonHarness.imageDir(root()));
+        Path kernel = image.resolve("vmlinux");
+        if (!Files.exists(kernel)) Files.writeString(kernel, "not a kernel: the none backend never reads it");
+        Files.createDirectories(image.resolve("rootfs/etc"));
+        ObjectNode spec = ApiJson.mapper().createObjectNode();
+        if (id != null) spec.put("id", id);
+        spec.putObject("identity").put("name", name).put("namespace", "tests");
+        spec.put("vcpus", 1).put("memoryMib", 128).put("kernel", kernel.toString()).put("cmdline", "console=ttyS0")
+                .put("rootfs", image.resolve("rootfs").toString());
+        spec.putArray("durableDirs").add("data");
+        ObjectNode volume = spec.putObject("systemInfo").putArray("volumes").addObject().put("name", "identity");
+        volume.putArray("sources").addObject().putObject("actorMetadata").putArray("items")
+                .add(ApiJson.mapper().createObjectNode().put("field", "name").put("path", "name"))
+                .add(ApiJson.mapper().createObjectNode().put("field", "uid").put("path", "uid"));
+        return spec;
+    }
+
+    Response post(String path, Object body) throws Exception {
+        String json = body instanceof String s ? s : ApiJson.mapper().writeValueAsString(body);
+        return send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
+                .POST(HttpRequest.BodyPublishers.ofString(json)), true);
+    }
+
+    /** POST /v1/sandboxes expecting 201; a failure shows the problem document. */
+    Response createOk(Object spec) throws Exception {
+        Response res = post("/v1/sandboxes", spec);
+        assertThat(res.status()).as("create: %s", res.body()).isEqualTo(201);
+        return res;
+    }
+
+    Response get(String path) throws Exception { return send(HttpRequest.newBuilder(uri(path)).GET(), true); }
+
+    /** A GET whose answer is not JSON (metrics). */
+    String getText(String path) throws Exception {
+        HttpRequest req = HttpRequest.newBuilder(uri(path)).header("Authorization", "Bearer " + token()).GET().build();
+        return http.send(req, HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    Response delete(String path) throws Exception { return send(HttpRequest.newBuilder(uri(path)).DELETE(), true); }
+
+    Response send(HttpRequest.Builder req, boolean authenticated) throws Exception {
+        if (authenticated) req.header("Authorization", "Bearer " + token());
+        HttpResponse<String> res = http.send(req.build(), HttpResponse.BodyHandlers.ofString());
+        JsonNode body = res.body().isEmpty() ? ApiJson.mapper().createObjectNode() : ApiJson.mapper().readTree(res.body());
+        return new Response(res.statusCode(), res.headers().firstValue("content-type").orElse(""), body);
+    }
+
+    /** The Prometheus text of {@code /metrics}. */
+    String metrics() throws Exception {
+        return http.send(HttpRequest.newBuilder(uri("/metrics")).header("Authorization", "Bearer " + token()).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+    }
+
+    /** The value of an unlabelled metric, or -1 when absent. */
+    double metric(String name) throws Exception {
+        return metrics().lines().filter(l -> l.startsWith(name + " ")).mapToDouble(l -> Double.parseDouble(l.substring(name.length() + 1)))
+                .findFirst().orElse(-1);
+    }
+
+    /**
+     * Waits (up to a minute) until no sandbox has processes being stopped after its suspend answered: a suspended
+     * sandbox's record names its runtime until they are stopped.
+     */
+    void awaitTeardowns() throws Exception {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (hasSuspendedWithRuntime()) {
+            if (System.nanoTime() > deadline) throw new IllegalStateException("a suspended sandbox's processes were not stopped");
+            Thread.sleep(10);
+        }
+    }
+
+    private boolean hasSuspendedWithRuntime() throws Exception {
+        for (var sandbox : get("/v1/sandboxes").body().path("items")) {
+            if (sandbox.path("state").asText().equals("SUSPENDED") && sandbox.has("runtime")) return true;
+        }
+        return false;
+    }
+
+    /** Waits (up to a minute) until the VMM pool holds as many idle members as it keeps, so no member is half-started. */
+    void awaitPoolFull() throws Exception {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (metric("ateom_vmm_pool_ready") < metric("ateom_vmm_pool_size")) {
+            if (System.nanoTime() > deadline) throw new IllegalStateException("the VMM pool did not fill: " + metrics());
+            Thread.sleep(20);
+        }
+    }
+
+    URI uri(String path) { return URI.create("http://127.0.0.1:" + port() + path); }
+
+    Path stateDir() { return root().resolve("state"); }
+
+    Path runDir() { return root().resolve("run"); }
+
+    record Response(int status, String contentType, JsonNode body) {}
+}
