@@ -111,6 +111,7 @@ public final class Daemon implements AutoCloseable {
                 sandboxes.afterSuspend(remote::pushAfterSuspend);
                 sandboxes.useLeases(remote);
                 remote.beforePushing(sandboxes::beforePush);
+                remote.beforeVisibleAfterSuspend(sandboxes::beforeVisibleAfterSuspend);
             }
             sandboxes.recover();
         } catch (IOException e) {

@@ -3,6 +3,7 @@ package dev.ateom.store;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Optional;
@@ -48,7 +49,12 @@ public final class Leases {
         if (mode == LeaseMode.OFF) {
             return wanted;
         }
-        ProbeResult result = probe.get();
+        ProbeResult result;
+        try {
+            result = probe.get(); // runs the probe if none has yet (the store was unreachable at start)
+        } catch (UncheckedIOException e) {
+            throw e.getCause();
+        }
         if (!result.leasesSafe()) {
             throw new LeasesUnavailableException(result);
         }

@@ -56,14 +56,14 @@ final class Pusher {
     PushStatus push(Snapshot snapshot, PushListener listener) throws IOException {
         TransferProgress<PushStatus> progress = TransferProgress.push(snapshot.id(), listener);
         try {
-            return run(snapshot, progress);
+            return run(snapshot, progress, listener);
         } catch (IOException | RuntimeException | Error e) {
             progress.fail(e);
             throw e;
         }
     }
 
-    private PushStatus run(Snapshot snapshot, TransferProgress<PushStatus> progress) throws IOException {
+    private PushStatus run(Snapshot snapshot, TransferProgress<PushStatus> progress, PushListener listener) throws IOException {
         JsonNode local = RemoteManifestCodec.localToTree(snapshot.manifest());
         Optional<byte[]> existing = objects.get(keys.manifest(snapshot.id()));
         if (existing.isPresent()) {
@@ -71,6 +71,7 @@ final class Pusher {
             if (!RemoteManifestCodec.local(stored).equals(snapshot.manifest())) {
                 throw new RemoteSnapshotConflictException(snapshot.id());
             }
+            listener.beforeVisible(snapshot.id());
             progress.start(0);
             return progress.finish();
         }
@@ -115,6 +116,7 @@ final class Pusher {
         RemoteManifest manifest = new RemoteManifest(RemoteManifest.FORMAT_VERSION, snapshot.id(), clock.instant(),
                 new HostRequirements(snapshot.manifest().chvVersion(), cpuOf(snapshot.manifest())), upload.storedBytes(),
                 files.stream().map(FilePieces::toRemote).toList(), local);
+        listener.beforeVisible(snapshot.id());
         objects.put(keys.manifest(snapshot.id()), RemoteManifestCodec.toBytes(manifest));
         return progress.finish();
     }

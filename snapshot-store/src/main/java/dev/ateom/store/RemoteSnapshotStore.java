@@ -110,9 +110,17 @@ public final class RemoteSnapshotStore implements AutoCloseable {
 
     /** Pushes a committed local snapshot and waits; a snapshot already in the store (same manifest) returns at once. */
     public PushStatus push(Snapshot snapshot, PushListener listener) throws IOException {
-        return pusher.push(snapshot, status -> {
-            pushes.put(status.snapshotId(), status);
-            listener.onProgress(status);
+        return pusher.push(snapshot, new PushListener() {
+            @Override
+            public void onProgress(PushStatus status) {
+                pushes.put(status.snapshotId(), status);
+                listener.onProgress(status);
+            }
+
+            @Override
+            public void beforeVisible(String snapshotId) throws IOException {
+                listener.beforeVisible(snapshotId);
+            }
         });
     }
 
@@ -121,6 +129,11 @@ public final class RemoteSnapshotStore implements AutoCloseable {
      * A push of the same snapshot already running is joined, not repeated.
      */
     public CompletableFuture<PushStatus> pushInBackground(Snapshot snapshot) {
+        return pushInBackground(snapshot, PushListener.NONE);
+    }
+
+    /** {@link #pushInBackground(Snapshot)}, telling {@code listener} (of a push this call starts, not of one it joins). */
+    public CompletableFuture<PushStatus> pushInBackground(Snapshot snapshot, PushListener listener) {
         String id = snapshot.id();
         CompletableFuture<PushStatus> created = new CompletableFuture<>();
         CompletableFuture<PushStatus> running = runningPushes.putIfAbsent(id, created);
@@ -131,7 +144,7 @@ public final class RemoteSnapshotStore implements AutoCloseable {
         try {
             coordinators.execute(() -> {
                 try {
-                    PushStatus status = push(snapshot, PushListener.NONE);
+                    PushStatus status = push(snapshot, listener);
                     runningPushes.remove(id, created);
                     created.complete(status);
                 } catch (IOException | RuntimeException | Error e) {

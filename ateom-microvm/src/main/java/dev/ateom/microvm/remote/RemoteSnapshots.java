@@ -19,6 +19,7 @@ import dev.ateom.store.LeaseMode;
 import dev.ateom.store.ProbeResult;
 import dev.ateom.store.PullOptions;
 import dev.ateom.store.PullResult;
+import dev.ateom.store.PushListener;
 import dev.ateom.store.PushStatus;
 import dev.ateom.store.RemoteSnapshotStore;
 import dev.ateom.store.RemoteSnapshotSummary;
@@ -55,6 +56,7 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
     private final HypervisorVersion chvVersion;
     private final StoreMetrics metrics;
     private Consumer<String> beforePush = sandboxId -> { };
+    private Consumer<String> beforeVisibleAfterSuspend = sandboxId -> { };
 
     private RemoteSnapshots(RemoteStoreConfig config, RemoteSnapshotStore store, RemoteStoreException unusable, SnapshotStore local,
                             HypervisorVersion chvVersion, StoreMetrics metrics) {
@@ -175,15 +177,22 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
                 .filter(status -> status.state() == TransferState.PENDING || status.state() == TransferState.RUNNING);
         if (running.isPresent()) return RemoteState.of(running.get());
         beforePush.accept(snapshot.manifest().source().sandboxId());
-        startPush(remote, snapshot);
+        startPush(remote, snapshot, PushListener.NONE);
         return remote.pushStatus(snapshotId).map(RemoteState::of).orElse(RemoteState.notPushed());
     }
 
     /**
      * Called with the sandbox id before a push on request sends anything (the sandbox is marked in the store and, when
-     * it runs here, takes its lease); may refuse the push by throwing. A suspend that pushes marks it itself.
+     * it runs here, takes its lease); may refuse the push by throwing.
      */
     public void beforePushing(Consumer<String> hook) { this.beforePush = hook; }
+
+    /**
+     * Called with the sandbox id by a push after a suspend ({@code --push-on-suspend}) just before its snapshot becomes
+     * visible in the store (the manifest), not before: a push that never reached the store marks nothing. May refuse
+     * by throwing (the push fails, no manifest).
+     */
+    public void beforeVisibleAfterSuspend(Consumer<String> hook) { this.beforeVisibleAfterSuspend = hook; }
 
     /** After a suspend's commit, with {@code --push-on-suspend}: a background push (its failure is logged and shown, never thrown). */
     public void pushAfterSuspend(String snapshotId) {
@@ -193,16 +202,24 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
             return;
         }
         try {
-            localSnapshot(snapshotId).ifPresent(snapshot -> startPush(store, snapshot));
+            localSnapshot(snapshotId).ifPresent(snapshot -> startPush(store, snapshot, new PushListener() {
+                @Override
+                public void onProgress(PushStatus status) { }
+
+                @Override
+                public void beforeVisible(String id) {
+                    beforeVisibleAfterSuspend.accept(snapshot.manifest().source().sandboxId());
+                }
+            }));
         } catch (RuntimeException e) {
             LOG.log(WARNING, "snapshot " + snapshotId + " not pushed: " + e.getMessage());
         }
     }
 
-    private void startPush(RemoteSnapshotStore remote, Snapshot snapshot) {
+    private void startPush(RemoteSnapshotStore remote, Snapshot snapshot, PushListener listener) {
         long started = System.nanoTime();
         LOG.log(INFO, "pushing snapshot " + snapshot.id() + " to " + config.settings().location());
-        remote.pushInBackground(snapshot).whenComplete((status, failure) -> {
+        remote.pushInBackground(snapshot, listener).whenComplete((status, failure) -> {
             double seconds = (System.nanoTime() - started) / 1e9;
             if (failure == null) {
                 metrics.pushed(status, seconds);
@@ -283,8 +300,10 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
     /** Leases enforced: every sandbox holds its lease while it runs here (docs/decisions.md, "lease while running"). */
     @Override
     public boolean heldWhileRunning() {
+        // not probed yet (the store was unreachable at start): assumed to hold, so a sandbox that has been in the store
+        // does not run unchecked after a restart during an outage; the first take probes (LeaseKeeper)
         return store != null && config.settings().leases() == LeaseMode.ENFORCED
-                && store.lastProbe().map(ProbeResult::leasesSafe).orElse(false);
+                && store.lastProbe().map(ProbeResult::leasesSafe).orElse(true);
     }
 
     @Override

@@ -3,7 +3,6 @@ package dev.ateom.microvm.sandbox;
 import dev.ateom.microvm.HostTools;
 import dev.ateom.microvm.PrivateDirs;
 import dev.ateom.microvm.config.DaemonConfig;
-import dev.ateom.microvm.config.RemoteStoreConfig;
 import dev.ateom.microvm.events.EventLog;
 import dev.ateom.microvm.logging.LogContext;
 import dev.ateom.microvm.sandbox.operation.AdoptOperation;
@@ -32,6 +31,7 @@ import io.prometheus.metrics.model.registry.PrometheusRegistry;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Comparator;
 import java.util.HexFormat;
@@ -57,6 +57,8 @@ import static java.lang.System.Logger.Level.WARNING;
  */
 public final class SandboxManager implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(SandboxManager.class.getName());
+    /** How long a push after a suspend waits for an operation holding the sandbox before it fails (and may be retried). */
+    private static final Duration PUSH_LOCK_WAIT = Duration.ofSeconds(60);
 
     private final OperationContext context;
     private final HostTools tools;
@@ -189,10 +191,6 @@ public final class SandboxManager implements AutoCloseable {
     /** Called with the snapshot id after every successful suspend (push-on-suspend); must return at once. */
     public void afterSuspend(Consumer<String> action) { this.afterSuspend = action; }
 
-    private boolean pushesOnSuspend() {
-        return context.config().snapshotStore().map(RemoteStoreConfig::pushOnSuspend).orElse(false);
-    }
-
     /**
      * Before a push of one of a sandbox's snapshots sends anything ({@code POST /v1/snapshots/{id}/push}): the sandbox
      * may exist elsewhere from then on, so its record says so first (durably: a crash mid-push errs on the safe side),
@@ -204,6 +202,22 @@ public final class SandboxManager implements AutoCloseable {
         SandboxEntry entry = sandboxes.get(sandboxId);
         if (entry == null) return;
         try (var lock = entry.acquire("push"); var log = LogContext.with("sandbox", sandboxId)) {
+            if (sandboxes.get(sandboxId) != entry || entry.record().state() == SandboxState.DELETING) return; // deleted meanwhile
+            context.transitions().markInStore(entry);
+            if (entry.record().state() == SandboxState.RUNNING) leases.holdBeforePush(sandboxId);
+        }
+    }
+
+    /**
+     * A push after a suspend ({@code --push-on-suspend}), just before its snapshot becomes visible in the store: as
+     * {@link #beforePush}, but only now (a push that never reached the store marks nothing, so a store unreachable
+     * since start does not make this host's sandboxes need a lease) and waiting (bounded) for an operation that holds
+     * the sandbox, e.g. the resume that followed the suspend, rather than failing the push at once.
+     */
+    public void beforeVisibleAfterSuspend(String sandboxId) {
+        SandboxEntry entry = sandboxes.get(sandboxId);
+        if (entry == null) return;
+        try (var lock = entry.acquireWithin("push", PUSH_LOCK_WAIT); var log = LogContext.with("sandbox", sandboxId)) {
             if (sandboxes.get(sandboxId) != entry || entry.record().state() == SandboxState.DELETING) return; // deleted meanwhile
             context.transitions().markInStore(entry);
             if (entry.record().state() == SandboxState.RUNNING) leases.holdBeforePush(sandboxId);
@@ -261,11 +275,8 @@ public final class SandboxManager implements AutoCloseable {
     /** Suspend, the snapshot named and labelled as {@code tags} says (refused before anything is paused if it cannot be). */
     public OperationResult suspend(String id, SnapshotTags tags) {
         requireValid(tags);
-        OperationResult result = runOn(id, Operation.SUSPEND, entry -> {
-            // the snapshot this suspend takes will be pushed: the sandbox may exist elsewhere from now on
-            if (pushesOnSuspend()) context.transitions().markInStore(entry);
-            return followingLease(entry, () -> withName(entry, tags, () -> new SuspendOperation(context, tags).run(entry)));
-        });
+        OperationResult result = runOn(id, Operation.SUSPEND,
+                entry -> followingLease(entry, () -> withName(entry, tags, () -> new SuspendOperation(context, tags).run(entry))));
         afterSuspend.accept(result.snapshotId());
         return result;
     }

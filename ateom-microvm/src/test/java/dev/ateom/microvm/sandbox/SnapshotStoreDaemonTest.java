@@ -265,6 +265,33 @@ class SnapshotStoreDaemonTest {
         }
     }
 
+    @Test
+    void aDaemonStartedDuringAStoreOutageDoesNotRunASandboxThatHasBeenInTheStore(@TempDir Path other) throws Exception {
+        // leases are enforced through the proxy (conditional writes made atomic); closing it is the outage
+        Map<ConfigOption, String> flags = storeFlags("host-g", true);
+        String snapshotId;
+        try (ConditionalPutProxy front = new ConditionalPutProxy(store.s3().endpoint())) {
+            flags.put(ConfigOption.SNAPSHOT_STORE_ENDPOINT, front.endpoint().toString());
+            try (DaemonHarness host = new DaemonHarness(other, flags)) {
+                snapshotId = createWriteAndSuspend(host, "restart-1", "pushed " + randomHex());
+                awaitPushed(host, snapshotId);
+                assertThat(host.get("/v1/sandboxes/restart-1").body().path("inStore").asBoolean())
+                        .as("marked by the push after the suspend, before its manifest").isTrue();
+                store.awaitNoLease("restart-1");
+            }
+        }
+        // the restarted daemon never reaches the store, so it cannot probe it: leases are assumed enforced, and a
+        // sandbox another host could adopt from the store does not run without its lease
+        try (DaemonHarness restarted = new DaemonHarness(other, flags)) {
+            var resume = restarted.post("/v1/sandboxes/restart-1/resume", "{}");
+            assertThat(resume.status()).as(resume.body().toString()).isEqualTo(503);
+            assertThat(resume.body().path("detail").asText()).contains("restart-1 has been in the snapshot store");
+            assertThat(restarted.get("/v1/sandboxes/restart-1").body().path("state").asText()).isEqualTo("SUSPENDED");
+            assertThat(restarted.delete("/v1/sandboxes/restart-1?deleteSnapshots=true").status()).isEqualTo(204);
+        }
+        assertThat(hostA.delete("/v1/snapshots/" + snapshotId + "?remote=true").status()).isEqualTo(204);
+    }
+
     /** Waits (bounded) until s3proxy holds {@code count} chunks. */
     private static void awaitStoredChunks(int count) {
         try {

@@ -4,7 +4,9 @@ import dev.ateom.microvm.sandbox.BusyException;
 import dev.ateom.microvm.sandbox.Operation;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 
+import java.time.Duration;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -68,6 +70,23 @@ public final class SandboxEntry {
     /** {@link #acquire(Operation)} for a change that is not an operation; {@code what} says what it is in words. */
     public Lock acquire(String what) {
         return acquire(what, true);
+    }
+
+    /**
+     * For work in the background that must not fail because an operation is running (a push after a suspend): waits up
+     * to {@code wait} for the lock, then refuses; does not wait for a teardown.
+     */
+    public Lock acquireWithin(String what, Duration wait) {
+        try {
+            if (!lock.tryLock(wait.toMillis(), TimeUnit.MILLISECONDS)) {
+                SandboxRecord r = record;
+                throw new BusyException(r.id(), r.state(), what);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new BusyException(record.id(), record.state(), what);
+        }
+        return lock::unlock;
     }
 
     private Lock acquire(String what, boolean afterTeardown) {
