@@ -130,7 +130,7 @@ class VirtiofsdProcessTest {
     @Test
     void killingTheSandboxedChildIsACrashToo() throws Exception {
         VirtiofsdProcess process = launcher.start(spec(ShareKind.ROOTFS));
-        Set<Long> children = childPids(process.pid());
+        Set<Long> children = settledChildPids(process.pid());
         assertThat(children).as("namespace sandbox forks a child").hasSize(1);
 
         kill("-9", children.iterator().next());
@@ -310,6 +310,21 @@ class VirtiofsdProcessTest {
 
     static Set<Long> childPids(long pid) {
         return ProcessHandle.of(pid).orElseThrow().children().map(ProcessHandle::pid).collect(Collectors.toSet());
+    }
+
+    /**
+     * The children that stay: virtiofsd also forks a short-lived helper beside its sandbox child, which a read right
+     * after the start may still see (and which is gone by the time it is signalled). Two equal reads 50 ms apart.
+     */
+    static Set<Long> settledChildPids(long pid) throws InterruptedException {
+        Set<Long> previous = childPids(pid);
+        for (int i = 0; i < 100; i++) {
+            Thread.sleep(50);
+            Set<Long> now = childPids(pid);
+            if (now.equals(previous)) return now;
+            previous = now;
+        }
+        return previous;
     }
 
     static void kill(String signal, long pid) throws IOException, InterruptedException {
