@@ -259,7 +259,12 @@ public final class VirtiofsdLauncher implements AutoCloseable {
         }
     }
 
-    /** Removes a stale socket file; refuses when a live process still listens on the path. */
+    /**
+     * Removes a stale socket file; refuses when a live process still listens on the path. A socket the kernel lists
+     * as listening on the path is in use whether or not its holder is found: the scan of every process's descriptors
+     * can miss it while a virtiofsd that just started hands it to its sandbox child, and removing that socket would
+     * cut a running sandbox off its share.
+     */
     private static void prepareSocketPath(ShareSpec spec) {
         Path socket = spec.socketPath();
         Set<Long> listening = UnixSocketTable.listeningInodes(socket);
@@ -267,10 +272,8 @@ public final class VirtiofsdLauncher implements AutoCloseable {
             Optional<LinuxProcess> holder = LinuxProcess.all().stream()
                     .filter(p -> p.socketInodes().stream().anyMatch(listening::contains))
                     .findFirst();
-            if (holder.isPresent()) {
-                throw new VirtiofsdException(spec.describe() + ": socket path " + socket + " is in use: pid "
-                        + holder.get().pid() + " ('" + holder.get().commandLine() + "') listens on it");
-            }
+            throw new VirtiofsdException(spec.describe() + ": socket path " + socket + " is in use: "
+                    + holder.map(p -> "pid " + p.pid() + " ('" + p.commandLine() + "')").orElse("a process") + " listens on it");
         }
         try {
             if (Files.exists(socket, LinkOption.NOFOLLOW_LINKS)) {
