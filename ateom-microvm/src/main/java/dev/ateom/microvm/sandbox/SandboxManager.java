@@ -199,13 +199,7 @@ public final class SandboxManager implements AutoCloseable {
      * lease cannot be had or another operation holds the sandbox. No sandbox of that id here: nothing to do.
      */
     public void beforePush(String sandboxId) {
-        SandboxEntry entry = sandboxes.get(sandboxId);
-        if (entry == null) return;
-        try (var lock = entry.acquire("push"); var log = LogContext.with("sandbox", sandboxId)) {
-            if (sandboxes.get(sandboxId) != entry || entry.record().state() == SandboxState.DELETING) return; // deleted meanwhile
-            context.transitions().markInStore(entry);
-            if (entry.record().state() == SandboxState.RUNNING) leases.holdBeforePush(sandboxId);
-        }
+        markInStore(sandboxId, entry -> entry.acquire("push"));
     }
 
     /**
@@ -215,9 +209,14 @@ public final class SandboxManager implements AutoCloseable {
      * the sandbox, e.g. the resume that followed the suspend, rather than failing the push at once.
      */
     public void beforeVisibleAfterSuspend(String sandboxId) {
+        markInStore(sandboxId, entry -> entry.acquireWithin("push", PUSH_LOCK_WAIT));
+    }
+
+    /** Under the lock {@code lockOf} takes: marks the sandbox in the store, and one that runs here takes its lease. */
+    private void markInStore(String sandboxId, Function<SandboxEntry, SandboxEntry.Lock> lockOf) {
         SandboxEntry entry = sandboxes.get(sandboxId);
         if (entry == null) return;
-        try (var lock = entry.acquireWithin("push", PUSH_LOCK_WAIT); var log = LogContext.with("sandbox", sandboxId)) {
+        try (var lock = lockOf.apply(entry); var log = LogContext.with("sandbox", sandboxId)) {
             if (sandboxes.get(sandboxId) != entry || entry.record().state() == SandboxState.DELETING) return; // deleted meanwhile
             context.transitions().markInStore(entry);
             if (entry.record().state() == SandboxState.RUNNING) leases.holdBeforePush(sandboxId);
