@@ -78,6 +78,22 @@ public record LinuxProcess(long pid, long parentPid, char state, long startTicks
         return argv;
     }
 
+    /**
+     * Whether the process runs under a seccomp filter ({@code Seccomp: 2} in /proc/pid/status). virtiofsd enters its
+     * filter as the last step of setting itself up, right before it serves: the one sign that it is ready, whichever
+     * of its processes serves.
+     */
+    public static boolean underSeccompFilter(long pid) {
+        try {
+            for (String line : Files.readAllLines(PROC.resolve(Long.toString(pid)).resolve("status"), StandardCharsets.UTF_8)) {
+                if (line.startsWith("Seccomp:")) return line.substring("Seccomp:".length()).strip().equals("2");
+            }
+        } catch (IOException gone) {
+            // the process exited: it serves nothing
+        }
+        return false;
+    }
+
     public boolean isZombie() {
         return state == 'Z' || state == 'X';
     }

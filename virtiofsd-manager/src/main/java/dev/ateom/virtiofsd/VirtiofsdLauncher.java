@@ -2,6 +2,7 @@ package dev.ateom.virtiofsd;
 
 import dev.ateom.process.ChildLauncher;
 import dev.ateom.process.ParentDeathSignalUnavailableException;
+import dev.ateom.process.ProcessTree;
 import java.io.File;
 import java.io.IOException;
 import java.lang.System.Logger.Level;
@@ -10,6 +11,7 @@ import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.LinkedHashSet;
 import java.util.List;
@@ -291,7 +293,13 @@ public final class VirtiofsdLauncher implements AutoCloseable {
         }
     }
 
-    /** Waits until a socket listening on the path is held by the process or its descendants. */
+    /**
+     * Waits until virtiofsd serves: a process of its tree holds a socket listening on the path and has entered its
+     * seccomp filter, the last step of its set-up. Listening alone is not enough: with the namespace sandbox virtiofsd
+     * listens first, then forks a short-lived helper and only then the child that serves, and a sandbox that cannot
+     * be set up fails after the listen. Until the socket file exists a stat is all each poll costs; the poll is 1 ms,
+     * as virtiofsd is ready some 40 ms after its exec and every ms of slack here is resume time.
+     */
     private void awaitListening(VirtiofsdProcess process) {
         ShareSpec spec = process.spec();
         long deadline = System.nanoTime() + settings.readyTimeout().toNanos();
@@ -302,24 +310,35 @@ public final class VirtiofsdLauncher implements AutoCloseable {
                         + " exited before listening on " + spec.socketPath() + ": " + exit.describe()
                         + "; log " + spec.logFile() + " ends with: " + String.join(" | ", exit.logTail()));
             }
-            Set<Long> listening = UnixSocketTable.listeningInodes(spec.socketPath());
-            if (!listening.isEmpty() && process.heldSocketInodes().stream().anyMatch(listening::contains)) {
-                process.rememberDescendants();
-                process.rememberOwnSockets();
-                return;
-            }
+            if (Files.exists(spec.socketPath(), LinkOption.NOFOLLOW_LINKS) && serves(process)) return;
             if (System.nanoTime() > deadline) {
                 throw new VirtiofsdException(spec.describe() + ": virtiofsd pid " + process.pid() + " did not listen on "
                         + spec.socketPath() + " within " + settings.readyTimeout().toMillis() + " ms; log ends with: "
                         + String.join(" | ", process.logTail()));
             }
-            sleepBriefly();
+            sleep(1);
         }
     }
 
+    /** See {@link #awaitListening}; once true, the tree read and the sockets it holds are remembered for the process's end. */
+    private static boolean serves(VirtiofsdProcess process) {
+        Set<Long> listening = UnixSocketTable.listeningInodes(process.spec().socketPath());
+        if (listening.isEmpty()) return false;
+        List<ProcessHandle> tree = new ArrayList<>(ProcessTree.descendants(process.pid()));
+        tree.addFirst(process.handle());
+        boolean serving = tree.stream().anyMatch(member -> LinuxProcess.underSeccompFilter(member.pid())
+                && VirtiofsdProcess.socketInodesOf(List.of(member)).stream().anyMatch(listening::contains));
+        if (serving) process.remember(tree.subList(1, tree.size()), VirtiofsdProcess.socketInodesOf(tree));
+        return serving;
+    }
+
     private static void sleepBriefly() {
+        sleep(5);
+    }
+
+    private static void sleep(long millis) {
         try {
-            Thread.sleep(5);
+            Thread.sleep(millis);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             throw new VirtiofsdException("interrupted while waiting for virtiofsd", e);

@@ -6,6 +6,7 @@ import java.lang.System.Logger.Level;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
@@ -148,12 +149,18 @@ public final class VirtiofsdProcess {
     }
 
     void rememberDescendants() {
-        handle.descendants().forEach(descendants::add);
+        descendants.addAll(ProcessTree.descendants(pid()));
     }
 
     /** Records the sockets this process (tree) holds now, so that its exit never removes a successor's socket. */
     void rememberOwnSockets() {
         ownSocketInodes.addAll(heldSocketInodes());
+    }
+
+    /** Records what the readiness check found: the tree it read and the sockets that tree holds. */
+    void remember(List<ProcessHandle> tree, Set<Long> socketInodes) {
+        descendants.addAll(tree);
+        ownSocketInodes.addAll(socketInodes);
     }
 
     private VirtiofsdExit awaitExit(Duration timeout) throws TimeoutException {
@@ -250,11 +257,23 @@ public final class VirtiofsdProcess {
 
     /** Socket inodes held by this process and its descendants. */
     Set<Long> heldSocketInodes() {
+        List<ProcessHandle> tree = new ArrayList<>(ProcessTree.descendants(pid()));
+        tree.add(handle);
+        return socketInodesOf(tree);
+    }
+
+    /**
+     * Socket inodes the given processes hold. Trees are read from a process's own {@code /proc} entries
+     * ({@link ProcessTree}): {@link ProcessHandle#descendants()} scans every process on the host, tens of ms on a
+     * loaded one, and readiness asks this every millisecond.
+     */
+    static Set<Long> socketInodesOf(List<ProcessHandle> processes) {
         Set<Long> inodes = new HashSet<>();
-        LinuxProcess.read(pid()).ifPresent(p -> inodes.addAll(p.socketInodes()));
-        handle.descendants().forEach(d -> LinuxProcess.read(d.pid()).ifPresent(p -> inodes.addAll(p.socketInodes())));
+        processes.forEach(p -> LinuxProcess.read(p.pid()).ifPresent(read -> inodes.addAll(read.socketInodes())));
         return inodes;
     }
+
+    ProcessHandle handle() { return handle; }
 
     boolean exitedAlready() {
         return exit.isDone();
