@@ -18,6 +18,8 @@ props=(-Dbench.backends="${BACKENDS:-none,qemu${ATEOM_CLOUD_HYPERVISOR:+,chv}}" 
   -Dbench.snapshotMib="${SNAPSHOT_MIB:-1024}" -Dbench.archiveRounds="${ARCHIVE_ROUNDS:-3}"
   -Dbench.syncUpdates="${SYNC_UPDATES:-200}" -Dbench.daemonArgs="${DAEMON_ARGS:-}")
 mvn -q -o ${MAVEN_ARGS:-} -DskipTests install
+# the daemon starts as shipped: with an AOT cache made from the jars just built (bin/ateom ignores an older one)
+scripts/build-aot-cache.sh
 mkdir -p bench-results
 # surefire keeps the test's output in its report file; follow it so the tables show while they are measured
 report=ateom-microvm/target/surefire-reports/dev.ateom.microvm.bench.SpeedBenchmark-output.txt
