@@ -33,7 +33,8 @@ public final class ApiServer implements AutoCloseable {
                 req.path().path()))
                 .error(ApiException.class, (req, res, e) -> Responses.problem(res, e, req.path().path()))
                 .error(SandboxException.class, (req, res, e) -> Responses.problem(res, SandboxProblems.of(e), req.path().path()))
-                .error(Exception.class, (req, res, e) -> {
+                // Throwable, not Exception: an Error (a stale class, a full heap) would otherwise be Helidon's plain text
+                .error(Throwable.class, (req, res, e) -> {
                     LOG.log(System.Logger.Level.ERROR, "unhandled error serving " + req.path().path(), e);
                     Responses.problem(res, new ApiException(500, "internal-error", "Internal error",
                             e.getClass().getSimpleName() + ": " + e.getMessage()), req.path().path());
