@@ -21,6 +21,7 @@ mvn -q -o ${MAVEN_ARGS:-} -DskipTests install
 # the daemon starts as shipped: with an AOT cache made from the jars just built (bin/ateom ignores an older one)
 scripts/build-aot-cache.sh
 mkdir -p bench-results
+rm -f bench-results/*.md bench-results/*.svg # only this run's tables are listed at the end
 # surefire keeps the test's output in its report file; follow it so the tables show while they are measured
 report=ateom-microvm/target/surefire-reports/dev.ateom.microvm.bench.SpeedBenchmark-output.txt
 rm -f "$report"

@@ -47,7 +47,10 @@ final class BackendBench {
             Thread.sleep(settings.settle().toMillis());
             double idleRss = daemon.rssMib();
             ScalingResult scaling = new ScalingResult(guest.backend());
+            // the daemon's own command lines on the same host, while it idles with its pool full: the floor under its bring-ups
+            Percentiles virtiofsdFloor = VirtiofsdFloor.measure(Files.createDirectories(root.resolve("virtiofsd-floor")), settings.cycles());
             LifecycleResult lifecycle = lifecycle(daemon, scaling);
+            lifecycle.virtiofsdFloor(virtiofsdFloor);
             scaling(daemon, scaling);
             Optional<SyncLag.Result> lag = syncLag
                     ? Optional.of(SyncLagThroughDaemon.measure(daemon, guest, hostDirectories, settings.syncUpdates(), 1, 10, 100))
