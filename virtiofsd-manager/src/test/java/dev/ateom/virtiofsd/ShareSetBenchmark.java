@@ -1,5 +1,6 @@
 package dev.ateom.virtiofsd;
 
+import dev.ateom.fixtures.virtiofsd.BareVirtiofsdStart;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -12,8 +13,7 @@ import org.junit.jupiter.api.io.TempDir;
 
 /**
  * How long starting and stopping a sandbox's three virtiofsd takes, beside the floor: the same three command lines
- * spawned bare (no setpriv, no socket-path checks, readiness seen as the socket file appearing), in the same run.
- * Prints a table; asserts nothing about time.
+ * started bare until each serves ({@link BareVirtiofsdStart}), in the same run. Prints a table; asserts nothing about time.
  */
 @Tag("benchmark")
 class ShareSetBenchmark {
@@ -47,40 +47,21 @@ class ShareSetBenchmark {
         }
         System.out.printf("%nShareSet of 3 virtiofsd %s, %d rounds (ms)%n", TestVirtiofsd.binary().version(), ROUNDS);
         System.out.printf("%-24s %8s %8s %8s %8s%n", "operation", "min", "median", "p90", "max");
-        row("start (until listening)", starts);
-        row("floor: bare spawn of 3", bare);
+        row("start (until serving)", starts);
+        row("floor: bare start of 3", bare);
         row("stop (SIGTERM, reaped)", stops);
         System.out.printf("start / floor (medians): %.2fx%n", median(starts) / median(bare));
     }
 
-    /** The three command lines spawned side by side with nothing around them; ms until every socket file exists. */
+    /** The three command lines started bare, side by side ({@link BareVirtiofsdStart}); ms until every one serves. */
     private static double bareStart(VirtiofsdLauncher launcher, List<ShareSpec> specs) throws IOException {
-        List<Process> processes = new ArrayList<>();
-        long t0 = System.nanoTime();
-        try {
-            for (ShareSpec spec : specs) {
-                processes.add(new ProcessBuilder(VirtiofsdArgv.of(launcher.binary().path(), spec))
-                        .redirectOutput(ProcessBuilder.Redirect.DISCARD).redirectErrorStream(true).start());
-            }
-            long deadline = t0 + 10_000_000_000L;
-            while (!specs.stream().allMatch(spec -> Files.exists(spec.socketPath()))) {
-                if (System.nanoTime() > deadline) throw new IllegalStateException("bare virtiofsd did not listen within 10 s");
-                Thread.onSpinWait();
-            }
-            return (System.nanoTime() - t0) / 1e6;
-        } finally {
-            for (Process process : processes) {
-                // the namespace-sandbox child holds the socket: it must be gone before the next round binds the path
-                List<ProcessHandle> tree = new ArrayList<>(process.descendants().toList());
-                tree.add(process.toHandle());
-                tree.forEach(ProcessHandle::destroyForcibly);
-                tree.forEach(handle -> handle.onExit().join());
-            }
-            for (ShareSpec spec : specs) {
-                Files.deleteIfExists(spec.socketPath());
-                Files.deleteIfExists(spec.pidFile());
-            }
+        List<List<String>> commandLines = new ArrayList<>();
+        List<Path> leftovers = new ArrayList<>();
+        for (ShareSpec spec : specs) {
+            commandLines.add(VirtiofsdArgv.of(launcher.binary().path(), spec));
+            leftovers.addAll(List.of(spec.socketPath(), spec.pidFile()));
         }
+        return BareVirtiofsdStart.millisUntilServing(commandLines, leftovers);
     }
 
     private static double median(List<Double> millis) {
