@@ -93,8 +93,9 @@ public final class VirtiofsdLauncher implements AutoCloseable {
     }
 
     /**
-     * Starts virtiofsd for a share and returns once its socket listens. Checks the spec first (nothing is started
-     * on bad input); a stale socket file is removed; a socket path some live process still listens on is refused.
+     * Starts virtiofsd for a share and returns once it serves ({@link #awaitServing}). Checks the spec first (nothing
+     * is started on bad input); a stale socket file is removed; a socket path some live process still listens on is
+     * refused.
      * On any failure the process is stopped again and the exception names the share, the exit and the log tail.
      */
     public VirtiofsdProcess start(ShareSpec spec) {
@@ -117,7 +118,7 @@ public final class VirtiofsdLauncher implements AutoCloseable {
         VirtiofsdProcess process = new VirtiofsdProcess(this, spec, child.toHandle(), Optional.of(child), startTicks, log, logMarker);
         track(process);
         try {
-            awaitListening(process);
+            awaitServing(process);
         } catch (RuntimeException e) {
             try {
                 process.stop();
@@ -126,7 +127,7 @@ public final class VirtiofsdLauncher implements AutoCloseable {
             }
             throw e;
         }
-        LOG.log(Level.INFO, "{0}: virtiofsd pid {1} listens on {2}", spec.describe(), Long.toString(process.pid()), spec.socketPath());
+        LOG.log(Level.INFO, "{0}: virtiofsd pid {1} serves on {2}", spec.describe(), Long.toString(process.pid()), spec.socketPath());
         return process;
     }
 
@@ -300,19 +301,19 @@ public final class VirtiofsdLauncher implements AutoCloseable {
      * be set up fails after the listen. Until the socket file exists a stat is all each poll costs; the poll is 1 ms,
      * as virtiofsd is ready some 40 ms after its exec and every ms of slack here is resume time.
      */
-    private void awaitListening(VirtiofsdProcess process) {
+    private void awaitServing(VirtiofsdProcess process) {
         ShareSpec spec = process.spec();
         long deadline = System.nanoTime() + settings.readyTimeout().toNanos();
         while (true) {
             if (process.exitedAlready()) {
                 VirtiofsdExit exit = process.onExit().join();
                 throw new VirtiofsdException(spec.describe() + ": virtiofsd pid " + process.pid()
-                        + " exited before listening on " + spec.socketPath() + ": " + exit.describe()
+                        + " exited before serving on " + spec.socketPath() + ": " + exit.describe()
                         + "; log " + spec.logFile() + " ends with: " + String.join(" | ", exit.logTail()));
             }
             if (Files.exists(spec.socketPath(), LinkOption.NOFOLLOW_LINKS) && serves(process)) return;
             if (System.nanoTime() > deadline) {
-                throw new VirtiofsdException(spec.describe() + ": virtiofsd pid " + process.pid() + " did not listen on "
+                throw new VirtiofsdException(spec.describe() + ": virtiofsd pid " + process.pid() + " did not serve on "
                         + spec.socketPath() + " within " + settings.readyTimeout().toMillis() + " ms; log ends with: "
                         + String.join(" | ", process.logTail()));
             }
@@ -320,7 +321,7 @@ public final class VirtiofsdLauncher implements AutoCloseable {
         }
     }
 
-    /** See {@link #awaitListening}; once true, the tree read and the sockets it holds are remembered for the process's end. */
+    /** See {@link #awaitServing}; once true, the tree read and the sockets it holds are remembered for the process's end. */
     private static boolean serves(VirtiofsdProcess process) {
         Set<Long> listening = UnixSocketTable.listeningInodes(process.spec().socketPath());
         if (listening.isEmpty()) return false;

@@ -292,7 +292,7 @@ class VirtiofsdProcessTest {
         try (VirtiofsdLauncher failingLauncher = new VirtiofsdLauncher(failing, VirtiofsdLauncher.Settings.DEFAULT)) {
             assertThatThrownBy(() -> failingLauncher.start(spec(ShareKind.DURABLE)))
                     .isInstanceOf(VirtiofsdException.class)
-                    .hasMessageContaining("exited before listening")
+                    .hasMessageContaining("exited before serving")
                     .hasMessageContaining("exit status 3")
                     .hasMessageContaining("boom");
             assertThat(failingLauncher.running()).isEmpty();
