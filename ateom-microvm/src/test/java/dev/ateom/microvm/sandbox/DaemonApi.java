@@ -9,7 +9,6 @@ import java.net.URI;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
-import java.nio.file.Files;
 import java.nio.file.Path;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -32,21 +31,7 @@ abstract class DaemonApi {
 
     /** A guest "image" for the none backend: files that exist, a rootfs dir. */
     ObjectNode spec(String id, String name) throws IOException {
-        Path image = Files.createDirectories(DaemonHarness.imageDir(root()));
-        Path kernel = image.resolve("vmlinux");
-        if (!Files.exists(kernel)) Files.writeString(kernel, "not a kernel: the none backend never reads it");
-        Files.createDirectories(image.resolve("rootfs/etc"));
-        ObjectNode spec = ApiJson.mapper().createObjectNode();
-        if (id != null) spec.put("id", id);
-        spec.putObject("identity").put("name", name).put("namespace", "tests");
-        spec.put("vcpus", 1).put("memoryMib", 128).put("kernel", kernel.toString()).put("cmdline", "console=ttyS0")
-                .put("rootfs", image.resolve("rootfs").toString());
-        spec.putArray("durableDirs").add("data");
-        ObjectNode volume = spec.putObject("systemInfo").putArray("volumes").addObject().put("name", "identity");
-        volume.putArray("sources").addObject().putObject("actorMetadata").putArray("items")
-                .add(ApiJson.mapper().createObjectNode().put("field", "name").put("path", "name"))
-                .add(ApiJson.mapper().createObjectNode().put("field", "uid").put("path", "uid"));
-        return spec;
+        return NoneBackendSpec.of(DaemonHarness.imageDir(root()), id, name, "tests", "name", "uid");
     }
 
     Response post(String path, Object body) throws Exception {
