@@ -130,8 +130,7 @@ public final class VirtiofsdProcess {
     public VirtiofsdExit kill() {
         if (exit.isDone()) return exit.join();
         stopRequested.set(true);
-        // its own tree only (long started by now): a host-wide scan costs tens of ms on a loaded host
-        descendants.addAll(ProcessTree.descendants(pid()));
+        rememberDescendants();
         handle.destroyForcibly();
         descendants.forEach(ProcessHandle::destroyForcibly);
         try {
@@ -148,6 +147,7 @@ public final class VirtiofsdProcess {
         return launcher.start(spec.withSocketPath(newSocketPath));
     }
 
+    /** Its own tree only, read from /proc for this process (a host-wide scan costs tens of ms on a loaded host). */
     void rememberDescendants() {
         descendants.addAll(ProcessTree.descendants(pid()));
     }
