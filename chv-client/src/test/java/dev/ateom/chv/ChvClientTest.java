@@ -173,29 +173,13 @@ class ChvClientTest {
                     });
             var client = new ChvClient(api, ChvTimeouts.all(Duration.ofSeconds(60)));
             AtomicReference<Thread> caller = new AtomicReference<>();
-            CompletableFuture<Throwable> interrupted = CompletableFuture.supplyAsync(() -> {
-                caller.set(Thread.currentThread());
-                try {
-                    client.ping();
-                    return null;
-                } catch (Throwable t) {
-                    return t;
-                }
-            });
+            CompletableFuture<Throwable> interrupted = pingInItsOwnThread(client, caller);
             awaitWaitingForAnAnswer(caller);
             caller.get().interrupt();
             assertThat(interrupted.get()).as("interrupting the caller cancels the call")
                     .isInstanceOf(ChvTransportException.class).hasMessageContaining("cancelled");
             AtomicReference<Thread> second = new AtomicReference<>();
-            CompletableFuture<Throwable> closed = CompletableFuture.supplyAsync(() -> {
-                second.set(Thread.currentThread());
-                try {
-                    client.ping();
-                    return null;
-                } catch (Throwable t) {
-                    return t;
-                }
-            });
+            CompletableFuture<Throwable> closed = pingInItsOwnThread(client, second);
             awaitWaitingForAnAnswer(second);
             client.close();
             assertThat(closed.get()).as("closing the client aborts calls in flight").isInstanceOf(ChvTransportException.class);
@@ -231,6 +215,25 @@ class ChvClientTest {
     private static VmConfig withFs(VmConfig config, List<FsConfig> fs) {
         return new VmConfig(config.cpus(), config.memory(), config.payload(), fs, config.vsock(), config.serial(), config.console(),
                 config.rng(), config.platform(), config.net());
+    }
+
+    /**
+     * A ping on a fresh thread, never a pool's: a cancelled call leaves its thread's interrupt flag set (as it
+     * should), and a pooled thread that ran the first call would cancel the next one before it was sent.
+     */
+    private static CompletableFuture<Throwable> pingInItsOwnThread(ChvClient client, AtomicReference<Thread> caller) {
+        var outcome = new CompletableFuture<Throwable>();
+        Thread thread = Thread.ofPlatform().name("ping-" + System.nanoTime()).unstarted(() -> {
+            try {
+                client.ping();
+                outcome.complete(null);
+            } catch (Throwable t) {
+                outcome.complete(t);
+            }
+        });
+        caller.set(thread);
+        thread.start();
+        return outcome;
     }
 
     /** Until the thread is inside the transport's bounded wait: the call is in flight, not about to start. */
