@@ -46,9 +46,13 @@ final class LibC {
     static final long FICLONE = 0x40049409L;
 
     static final int ENOENT = 2;
+    static final int EINTR = 4;
     static final int ENXIO = 6;
     static final int EEXIST = 17;
+    static final int EXDEV = 18;
     static final int ENOTDIR = 20;
+    static final int EINVAL = 22;
+    static final int ENOSYS = 38;
     static final int ELOOP = 40;
     static final int ENODATA = 61;
     static final int ENOTSUP = 95;
@@ -114,6 +118,12 @@ final class LibC {
     static native long read(int fd, Pointer buffer, long count) throws LastErrorException;
 
     static native long pread(int fd, Pointer buffer, long count, long offset) throws LastErrorException;
+
+    static native long pwrite(int fd, Pointer buffer, long count, long offset) throws LastErrorException;
+
+    /** glibc >= 2.27; the offsets are one-element arrays (loff_t *), neither descriptor's file offset moves. */
+    static native long copy_file_range(int fdIn, long[] offsetIn, int fdOut, long[] offsetOut, long length, int flags)
+            throws LastErrorException;
 
     static native long flistxattr(int fd, byte[] list, long size) throws LastErrorException;
 

@@ -1,6 +1,8 @@
 package dev.ateom.snapshot;
 
 import com.sun.jna.LastErrorException;
+import com.sun.jna.Memory;
+import java.io.EOFException;
 import java.io.IOException;
 import java.nio.file.Path;
 import java.nio.file.attribute.FileTime;
@@ -11,6 +13,7 @@ import java.util.List;
 
 /** A raw file descriptor for the calls that need one (extents, hole punching, cloning, syncfs). */
 final class NativeFile implements AutoCloseable {
+    private static final int COPY_BUFFER = 1 << 20;
     private final String path;
     private final int fd;
 
@@ -58,6 +61,71 @@ final class NativeFile implements AutoCloseable {
                 done += (int) LibC.pwrite(fd, chunk, length - done, offset + done);
             } catch (LastErrorException e) {
                 throw failure("pwrite at " + (offset + done) + " to", path, e);
+            }
+        }
+    }
+
+    /**
+     * Copies {@code region} to {@code offset} of this file inside the kernel ({@code copy_file_range}): no bytes
+     * pass through the Java heap. Where the kernel cannot (across some filesystems, old kernels) the copy is
+     * {@code pread}/{@code pwrite} through one native buffer. A source that ends early fails.
+     */
+    void copyFrom(FileRegion region, long offset) throws IOException {
+        long done = 0;
+        while (done < region.length()) {
+            long copied;
+            try {
+                copied = LibC.copy_file_range(region.fd(), new long[] {region.offset() + done}, fd, new long[] {offset + done},
+                        region.length() - done, 0);
+            } catch (LastErrorException e) {
+                if (e.getErrorCode() == LibC.EINTR) {
+                    continue;
+                }
+                if (done == 0 && kernelCannotCopy(e.getErrorCode())) {
+                    copyThroughBuffer(region, offset);
+                    return;
+                }
+                throw failure("copy_file_range at " + (offset + done) + " to", path, e);
+            }
+            if (copied == 0) {
+                throw new EOFException("the source ended " + done + " bytes into a region of " + region.length() + " copied to " + path);
+            }
+            done += copied;
+        }
+    }
+
+    private static boolean kernelCannotCopy(int errno) {
+        return errno == LibC.EXDEV || errno == LibC.EINVAL || errno == LibC.ENOSYS || errno == LibC.ENOTSUP;
+    }
+
+    /** The copy without copy_file_range (package-private for its test). */
+    void copyThroughBuffer(FileRegion region, long offset) throws IOException {
+        try (Memory buffer = new Memory((int) Math.min(COPY_BUFFER, Math.max(1, region.length())))) {
+            long done = 0;
+            while (done < region.length()) {
+                long read;
+                try {
+                    read = LibC.pread(region.fd(), buffer, Math.min(buffer.size(), region.length() - done), region.offset() + done);
+                } catch (LastErrorException e) {
+                    if (e.getErrorCode() == LibC.EINTR) {
+                        continue;
+                    }
+                    throw failure("pread for a copy to", path, e);
+                }
+                if (read == 0) {
+                    throw new EOFException("the source ended " + done + " bytes into a region of " + region.length() + " copied to " + path);
+                }
+                long written = 0;
+                while (written < read) {
+                    try {
+                        written += LibC.pwrite(fd, buffer.share(written), read - written, offset + done + written);
+                    } catch (LastErrorException e) {
+                        if (e.getErrorCode() != LibC.EINTR) {
+                            throw failure("pwrite at " + (offset + done + written) + " to", path, e);
+                        }
+                    }
+                }
+                done += read;
             }
         }
     }

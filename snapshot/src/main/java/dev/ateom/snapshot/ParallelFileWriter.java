@@ -10,14 +10,16 @@ import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
 /**
- * Writes small files on a few threads while one thread reads the archive: creating a file, writing
- * it and setting its attributes is kernel work, which a second core does in parallel. Content in
- * flight is bounded and nothing is kept per file, so memory stays constant whatever the archive holds.
+ * Writes files' content and attributes on a few threads while one thread reads the archive and creates
+ * the files: that is kernel work, which a second core does in parallel. Content in
+ * flight is bounded, and so are files in flight (each holds its descriptor until written); nothing is kept
+ * per file, so memory and descriptors stay bounded whatever the archive holds.
  */
 final class ParallelFileWriter implements AutoCloseable {
     static final int MAX_FILE_BYTES = 1 << 20;
     private static final int THREADS = 3;
     private static final int BUDGET_KIB = 64 * 1024;
+    private static final int MAX_FILES_IN_FLIGHT = 512;
     private static final AtomicInteger POOL_NUMBER = new AtomicInteger();
 
     /** One file's creation, run on a writer thread. */
@@ -28,6 +30,7 @@ final class ParallelFileWriter implements AutoCloseable {
 
     private final ExecutorService pool;
     private final Semaphore budget = new Semaphore(BUDGET_KIB);
+    private final Semaphore files = new Semaphore(MAX_FILES_IN_FLIGHT);
     private final AtomicReference<IOException> failure = new AtomicReference<>();
     private volatile boolean closing;
 
@@ -46,7 +49,8 @@ final class ParallelFileWriter implements AutoCloseable {
     }
 
     /**
-     * Queues a write of at most {@link #MAX_FILE_BYTES}; blocks while too much content is in flight.
+     * Queues a write holding {@code bytes} of content in memory (at most {@link #MAX_FILE_BYTES}; 0 for a
+     * copy between files); blocks while too much content or too many files are in flight.
      * {@code always} runs after the write, and also when the write never runs (failure elsewhere,
      * close): it releases what the caller handed over (the file's descriptor).
      */
@@ -59,7 +63,13 @@ final class ParallelFileWriter implements AutoCloseable {
         }
         int permits = Math.max(1, Math.min(BUDGET_KIB, bytes >> 10));
         try {
-            budget.acquire(permits);
+            files.acquire();
+            try {
+                budget.acquire(permits);
+            } catch (InterruptedException e) {
+                files.release();
+                throw e;
+            }
         } catch (InterruptedException e) {
             always.run();
             Thread.currentThread().interrupt();
@@ -75,6 +85,7 @@ final class ParallelFileWriter implements AutoCloseable {
             } finally {
                 always.run();
                 budget.release(permits);
+                files.release();
             }
         });
     }

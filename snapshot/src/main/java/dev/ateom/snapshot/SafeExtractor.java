@@ -10,6 +10,7 @@ import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
@@ -103,7 +104,7 @@ final class SafeExtractor {
                         throw new UnsafeArchiveEntryException(ByteNames.display(entry.name()),
                                 "the archive holds more than the " + options.maxEntries() + " entries its manifest lists");
                     }
-                    extractEntry(entry, in.content());
+                    extractEntry(entry, in);
                     entries++;
                     options.progress().onProgress(contentBytes, entries);
                 }
@@ -146,7 +147,7 @@ final class SafeExtractor {
         Fsync.directory(target.getParent());
     }
 
-    private void extractEntry(TarEntry entry, InputStream content) throws IOException {
+    private void extractEntry(TarEntry entry, TarInput in) throws IOException {
         String raw = ByteNames.display(entry.name());
         EntryName name = EntryName.parse(entry.name());
         boolean directory = entry.isDirectory();
@@ -177,7 +178,7 @@ final class SafeExtractor {
             return;
         }
         switch (entry.type()) {
-            case TarEntry.FILE, TarEntry.OLD_FILE, TarEntry.CONTIGUOUS -> writeRegular(entry, content, parentFd, name, raw);
+            case TarEntry.FILE, TarEntry.OLD_FILE, TarEntry.CONTIGUOUS -> writeRegular(entry, in, parentFd, name, raw);
             case TarEntry.SYMLINK -> {
                 if (entry.linkName().length == 0) {
                     throw new UnsafeArchiveEntryException(raw, "symlink with an empty target");
@@ -315,11 +316,13 @@ final class SafeExtractor {
 
     /**
      * One descriptor for content, owner, mode and mtime: the per-file cost dominates trees of small
-     * files. The file is created here (so a collision is found in archive order); small dense files are
-     * then handed with their content and descriptor to the writer threads, big and sparse ones are
-     * streamed here.
+     * files. The file is created here (so a collision is found in archive order) and handed with its
+     * descriptor to the writer threads: a small dense file with its content read here, a bigger or sparse
+     * one of a plain archive as regions of the archive file that the writer copies inside the kernel. So
+     * this thread, which creates every file, never copies a big one's bytes. Of a compressed archive,
+     * big and sparse files are streamed here.
      */
-    private void writeRegular(TarEntry entry, InputStream content, int parentFd, EntryName name, String raw) throws IOException {
+    private void writeRegular(TarEntry entry, TarInput in, int parentFd, EntryName name, String raw) throws IOException {
         Map<String, byte[]> extensions = entry.extensions();
         byte[] map = extensions.get(ArchiveFormat.SPARSE_MAP);
         Attributes attributes = Attributes.of(entry);
@@ -330,40 +333,71 @@ final class SafeExtractor {
         } catch (NativeCallException e) {
             throw collisionOr(e, name, raw);
         }
+        NativeFile out = NativeFile.adopt(fd, raw);
+        List<Extent> extents;
+        long realSize;
+        try {
+            realSize = map == null ? size : parseRealSize(raw, extensions.get(ArchiveFormat.SPARSE_REALSIZE));
+            extents = map == null ? List.of(new Extent(0, size))
+                    : ArchiveFormat.decodeMap(raw, new String(map, StandardCharsets.US_ASCII), realSize, size);
+        } catch (IOException | RuntimeException e) {
+            out.close();
+            throw e;
+        }
         if (map == null && size <= ParallelFileWriter.MAX_FILE_BYTES) {
             byte[] data;
             try {
-                data = content.readNBytes((int) size);
+                data = in.content().readNBytes((int) size);
             } catch (IOException | RuntimeException e) {
-                At.close(fd);
+                out.close();
                 throw e;
             }
             if (data.length != size) {
-                At.close(fd);
+                out.close();
                 throw new IOException("archive entry '" + raw + "' ended after " + data.length + " of " + size + " bytes");
             }
             countContent(data.length);
-            NativeFile out = NativeFile.adopt(fd, raw);
             writers.submit(raw, data.length, () -> {
                 out.writeFully(data, data.length, 0);
-                attributes.applyTo(fd);
-                applyXattrs(fd, entry);
+                finishRegular(out, fd, map != null, realSize, attributes, entry);
             }, out::close);
             return;
         }
-        try (NativeFile out = NativeFile.adopt(fd, raw)) {
-            if (map == null) {
-                copy(content, out, 0, size, raw);
-            } else {
-                long realSize = parseRealSize(raw, extensions.get(ArchiveFormat.SPARSE_REALSIZE));
-                for (Extent extent : ArchiveFormat.decodeMap(raw, new String(map, StandardCharsets.US_ASCII), realSize, size)) {
-                    copy(content, out, extent.offset(), extent.length(), raw);
+        if (in.hasRegions()) {
+            List<FileRegion> regions = new ArrayList<>(extents.size());
+            try {
+                for (Extent extent : extents) {
+                    regions.add(in.contentRegion(extent.length()));
                 }
-                out.truncate(realSize); // the tail after the last extent becomes a hole
+            } catch (IOException | RuntimeException e) {
+                out.close();
+                throw e;
             }
-            attributes.applyTo(fd);
-            applyXattrs(fd, entry);
+            countContent(size);
+            writers.submit(raw, 0, () -> {
+                for (int i = 0; i < regions.size(); i++) {
+                    out.copyFrom(regions.get(i), extents.get(i).offset());
+                }
+                finishRegular(out, fd, map != null, realSize, attributes, entry);
+            }, out::close);
+            return;
         }
+        try (out) {
+            for (Extent extent : extents) {
+                copy(in.content(), out, extent.offset(), extent.length(), raw);
+            }
+            finishRegular(out, fd, map != null, realSize, attributes, entry);
+        }
+    }
+
+    /** After the content: a sparse file's tail after its last extent becomes a hole; then owner, mode, mtime, xattrs. */
+    private static void finishRegular(NativeFile out, int fd, boolean sparse, long realSize, Attributes attributes, TarEntry entry)
+            throws IOException {
+        if (sparse) {
+            out.truncate(realSize);
+        }
+        attributes.applyTo(fd);
+        applyXattrs(fd, entry);
     }
 
     private static long parseRealSize(String raw, byte[] value) throws UnsafeArchiveEntryException {

@@ -18,6 +18,16 @@ public final class SafeOpen {
 
     /** @throws NotRegularFileException when the name is a symlink, fifo, device, directory or socket */
     public static FileChannel regularFile(Path path) throws IOException {
+        int fd = regularFileDescriptor(path);
+        try {
+            return FileChannel.open(Path.of("/proc/self/fd/" + fd), StandardOpenOption.READ);
+        } finally {
+            At.close(fd);
+        }
+    }
+
+    /** The same check, answering the checked descriptor itself (the caller closes it). */
+    static int regularFileDescriptor(Path path) throws IOException {
         int fd;
         try {
             fd = LibC.open(path.toString(), LibC.O_RDONLY | LibC.O_NOFOLLOW | LibC.O_NONBLOCK | LibC.O_CLOEXEC, 0);
@@ -32,9 +42,10 @@ public final class SafeOpen {
             if (!status.isRegularFile()) {
                 throw new NotRegularFileException(path, FileType.describe(status.mode()));
             }
-            return FileChannel.open(Path.of("/proc/self/fd/" + fd), StandardOpenOption.READ);
-        } finally {
+            return fd;
+        } catch (IOException | RuntimeException e) {
             At.close(fd);
+            throw e;
         }
     }
 

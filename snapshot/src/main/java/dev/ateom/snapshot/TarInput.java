@@ -77,6 +77,27 @@ final class TarInput implements AutoCloseable {
         return content;
     }
 
+    /** Whether {@link #contentRegion} can answer: the archive is a plain file, not a stream. */
+    boolean hasRegions() {
+        return in instanceof ArchiveFileInput;
+    }
+
+    /**
+     * The next {@code length} bytes of the current entry's data as a region of the archive file, skipped
+     * here (only when {@link #hasRegions()}); fails if the entry or the file has fewer.
+     */
+    FileRegion contentRegion(long length) throws IOException {
+        if (!(in instanceof ArchiveFileInput file)) {
+            throw new IllegalStateException("a compressed archive has no file regions");
+        }
+        if (length > remaining) {
+            throw new EOFException("tar entry has " + remaining + " bytes of data left, not " + length);
+        }
+        FileRegion region = file.region(length);
+        remaining -= length;
+        return region;
+    }
+
     @Override
     public void close() throws IOException {
         in.close();

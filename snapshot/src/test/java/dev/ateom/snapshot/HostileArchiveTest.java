@@ -104,6 +104,18 @@ class HostileArchiveTest {
     }
 
     @Test
+    void archiveCutInsideABigFileFailsAndLeavesNothing() throws IOException {
+        Path archive = temp.resolve("whole.tar");
+        write(archive, List.of(Item.dir("d/"), new Item("d/big", TarConstants.LF_NORMAL, "", "x".repeat(3 << 20)), Item.file("d/after")));
+        byte[] bytes = Files.readAllBytes(archive);
+        Files.write(archive, Arrays.copyOf(bytes, 2 << 20));
+        Path target = temp.resolve("target");
+        assertThatThrownBy(() -> DurableArchive.extract(archive, target)).isInstanceOf(IOException.class)
+                .hasMessageContaining("ends inside an entry's data");
+        assertNothingWritten(target);
+    }
+
+    @Test
     void replaceExistingKeepsTheOldTreeWhenRefused() throws IOException {
         Path archive = temp.resolve("hostile.tar");
         write(archive, List.of(Item.file("fine"), Item.file("../evil")));
