@@ -317,15 +317,14 @@ final class SafeExtractor {
     /**
      * One descriptor for content, owner, mode and mtime: the per-file cost dominates trees of small
      * files. The file is created here (so a collision is found in archive order) and handed with its
-     * descriptor to the writer threads: a small dense file with its content read here, a bigger or sparse
-     * one of a plain archive as regions of the archive file that the writer copies inside the kernel. So
-     * this thread, which creates every file, never copies a big one's bytes. Of a compressed archive,
+     * descriptor to the writer threads. Of a plain archive every file goes as regions of the archive file
+     * that the writer copies inside the kernel, so this thread, which creates every file, copies no
+     * content at all. Of a compressed archive a small dense file goes with its content read here, and
      * big and sparse files are streamed here.
      */
     private void writeRegular(TarEntry entry, TarInput in, int parentFd, EntryName name, String raw) throws IOException {
         Map<String, byte[]> extensions = entry.extensions();
         byte[] map = extensions.get(ArchiveFormat.SPARSE_MAP);
-        Attributes attributes = Attributes.of(entry);
         long size = entry.size();
         int fd;
         try {
@@ -333,71 +332,84 @@ final class SafeExtractor {
         } catch (NativeCallException e) {
             throw collisionOr(e, name, raw);
         }
-        NativeFile out = NativeFile.adopt(fd, raw);
+        CreatedFile file;
         List<Extent> extents;
-        long realSize;
         try {
-            realSize = map == null ? size : parseRealSize(raw, extensions.get(ArchiveFormat.SPARSE_REALSIZE));
+            long realSize = map == null ? size : parseRealSize(raw, extensions.get(ArchiveFormat.SPARSE_REALSIZE));
             extents = map == null ? List.of(new Extent(0, size))
                     : ArchiveFormat.decodeMap(raw, new String(map, StandardCharsets.US_ASCII), realSize, size);
+            file = new CreatedFile(NativeFile.adopt(fd, raw), fd, raw, entry, Attributes.of(entry), map == null ? -1 : realSize);
         } catch (IOException | RuntimeException e) {
-            out.close();
+            At.close(fd);
             throw e;
         }
-        if (map == null && size <= ParallelFileWriter.MAX_FILE_BYTES) {
-            byte[] data;
-            try {
-                data = in.content().readNBytes((int) size);
-            } catch (IOException | RuntimeException e) {
-                out.close();
-                throw e;
-            }
-            if (data.length != size) {
-                out.close();
-                throw new IOException("archive entry '" + raw + "' ended after " + data.length + " of " + size + " bytes");
-            }
-            countContent(data.length);
-            writers.submit(raw, data.length, () -> {
-                out.writeFully(data, data.length, 0);
-                finishRegular(out, fd, map != null, realSize, attributes, entry);
-            }, out::close);
-            return;
-        }
         if (in.hasRegions()) {
-            List<FileRegion> regions = new ArrayList<>(extents.size());
-            try {
+            submitRegions(in, file, extents);
+        } else if (map == null && size <= ParallelFileWriter.MAX_FILE_BYTES) {
+            submitContent(in, file);
+        } else {
+            try (NativeFile out = file.out()) {
                 for (Extent extent : extents) {
-                    regions.add(in.contentRegion(extent.length()));
+                    copy(in.content(), out, extent.offset(), extent.length(), raw);
                 }
-            } catch (IOException | RuntimeException e) {
-                out.close();
-                throw e;
+                file.finish();
             }
-            countContent(size);
-            writers.submit(raw, 0, () -> {
-                for (int i = 0; i < regions.size(); i++) {
-                    out.copyFrom(regions.get(i), extents.get(i).offset());
-                }
-                finishRegular(out, fd, map != null, realSize, attributes, entry);
-            }, out::close);
-            return;
-        }
-        try (out) {
-            for (Extent extent : extents) {
-                copy(in.content(), out, extent.offset(), extent.length(), raw);
-            }
-            finishRegular(out, fd, map != null, realSize, attributes, entry);
         }
     }
 
-    /** After the content: a sparse file's tail after its last extent becomes a hole; then owner, mode, mtime, xattrs. */
-    private static void finishRegular(NativeFile out, int fd, boolean sparse, long realSize, Attributes attributes, TarEntry entry)
-            throws IOException {
-        if (sparse) {
-            out.truncate(realSize);
+    /** The file's extents as regions of the archive file, copied by a writer thread. */
+    private void submitRegions(TarInput in, CreatedFile file, List<Extent> extents) throws IOException {
+        List<FileRegion> regions = new ArrayList<>(extents.size());
+        try {
+            for (Extent extent : extents) {
+                regions.add(in.contentRegion(extent.length()));
+            }
+        } catch (IOException | RuntimeException e) {
+            file.out().close();
+            throw e;
         }
-        attributes.applyTo(fd);
-        applyXattrs(fd, entry);
+        countContent(file.entry().size());
+        writers.submit(file.raw(), 0, () -> {
+            for (int i = 0; i < regions.size(); i++) {
+                file.out().copyFrom(regions.get(i), extents.get(i).offset());
+            }
+            file.finish();
+        }, file.out()::close);
+    }
+
+    /** A small dense file's content, read here and written by a writer thread. */
+    private void submitContent(TarInput in, CreatedFile file) throws IOException {
+        long size = file.entry().size();
+        byte[] data;
+        try {
+            data = in.content().readNBytes((int) size);
+            if (data.length != size) {
+                throw new IOException("archive entry '" + file.raw() + "' ended after " + data.length + " of " + size + " bytes");
+            }
+        } catch (IOException | RuntimeException e) {
+            file.out().close();
+            throw e;
+        }
+        countContent(data.length);
+        writers.submit(file.raw(), data.length, () -> {
+            file.out().writeFully(data, data.length, 0);
+            file.finish();
+        }, file.out()::close);
+    }
+
+    /**
+     * A regular file created here, waiting for its content; {@code realSize} is a sparse file's length
+     * (its tail after the last extent becomes a hole), -1 for a dense one.
+     */
+    private record CreatedFile(NativeFile out, int fd, String raw, TarEntry entry, Attributes attributes, long realSize) {
+        /** After the content: the sparse tail, then owner, mode, mtime and xattrs. */
+        void finish() throws IOException {
+            if (realSize >= 0) {
+                out.truncate(realSize);
+            }
+            attributes.applyTo(fd);
+            applyXattrs(fd, entry);
+        }
     }
 
     private static long parseRealSize(String raw, byte[] value) throws UnsafeArchiveEntryException {
