@@ -16,6 +16,11 @@ import java.util.concurrent.TimeUnit;
  * runs without a final sync on both sides (and once more with ours syncing, for reference). Every timed step starts
  * after an untimed {@code sync}, and who goes first alternates between rounds, so neither pays for the other's
  * writeback. Used by {@link DurableArchiveBenchmark} (1 GiB) and the benchmark harness ({@code scripts/bench.sh}).
+ * <p>
+ * No extracted tree is deleted until every round is done: on ext4 without a journal (this project's build
+ * machines) the inode allocator passes over every inode freed in the last 60 s on each create
+ * ({@code recently_deleted}), so an extraction timed right after a 16k-file tree was deleted paid seconds for it,
+ * and which tool came after a deletion decided the ratio. Needs disk for {@code 3 × rounds} extracted trees.
  */
 public final class DurableArchiveVsTar {
     private static final long FULL_TREE = 1L << 30;
@@ -67,35 +72,41 @@ public final class DurableArchiveVsTar {
         List<Double> oursExtract = new ArrayList<>();
         List<Double> oursExtractSync = new ArrayList<>();
         List<Double> gnuExtract = new ArrayList<>();
-        for (int round = 0; round < rounds; round++) {
-            Path ours = temp.resolve("ours.tar");
-            Path gnu = temp.resolve("gnu.tar");
-            Path oursOut = temp.resolve("ours-out");
-            Path gnuOut = temp.resolve("gnu-out");
-            Step oursCreateStep = () -> oursCreate.add(timed(() -> DurableArchive.create(tree, ours)));
-            Step gnuCreateStep = () -> gnuCreate.add(timed(() -> {
-                run("tar", "--create", "--file", gnu.toString(), "--xattrs", "--sparse", "--numeric-owner", "-C", tree.toString(), ".");
-                run("sync", gnu.toString());
-            }));
-            Step oursExtractStep = () -> {
-                oursExtract.add(timed(() -> DurableArchive.extract(ours, oursOut, ExtractOptions.DEFAULT.withoutSync())));
-                TreeDeleter.delete(oursOut);
-                oursExtractSync.add(timed(() -> DurableArchive.extract(ours, oursOut)));
-                TreeDeleter.delete(oursOut);
-            };
-            Step gnuExtractStep = () -> {
-                Files.createDirectory(gnuOut);
-                gnuExtract.add(timed(() -> run("tar", "--extract", "--file", gnu.toString(), "--xattrs", "--numeric-owner",
-                        "--same-permissions", "--warning=no-unknown-keyword", "-C", gnuOut.toString())));
-                TreeDeleter.delete(gnuOut);
-            };
-            boolean oursFirst = round % 2 == 0;
-            (oursFirst ? oursCreateStep : gnuCreateStep).run();
-            (oursFirst ? gnuCreateStep : oursCreateStep).run();
-            (oursFirst ? oursExtractStep : gnuExtractStep).run();
-            (oursFirst ? gnuExtractStep : oursExtractStep).run();
-            Files.delete(ours);
-            Files.delete(gnu);
+        List<Path> extracted = new ArrayList<>();
+        try {
+            for (int round = 0; round < rounds; round++) {
+                Path ours = temp.resolve("ours.tar");
+                Path gnu = temp.resolve("gnu.tar");
+                Path oursOut = temp.resolve("ours-out-" + round);
+                Path oursSyncedOut = temp.resolve("ours-synced-out-" + round);
+                Path gnuOut = temp.resolve("gnu-out-" + round);
+                extracted.addAll(List.of(oursOut, oursSyncedOut, gnuOut));
+                Step oursCreateStep = () -> oursCreate.add(timed(() -> DurableArchive.create(tree, ours)));
+                Step gnuCreateStep = () -> gnuCreate.add(timed(() -> {
+                    run("tar", "--create", "--file", gnu.toString(), "--xattrs", "--sparse", "--numeric-owner", "-C", tree.toString(), ".");
+                    run("sync", gnu.toString());
+                }));
+                Step oursExtractStep = () -> {
+                    oursExtract.add(timed(() -> DurableArchive.extract(ours, oursOut, ExtractOptions.DEFAULT.withoutSync())));
+                    oursExtractSync.add(timed(() -> DurableArchive.extract(ours, oursSyncedOut)));
+                };
+                Step gnuExtractStep = () -> {
+                    Files.createDirectory(gnuOut);
+                    gnuExtract.add(timed(() -> run("tar", "--extract", "--file", gnu.toString(), "--xattrs", "--numeric-owner",
+                            "--same-permissions", "--warning=no-unknown-keyword", "-C", gnuOut.toString())));
+                };
+                boolean oursFirst = round % 2 == 0;
+                (oursFirst ? oursCreateStep : gnuCreateStep).run();
+                (oursFirst ? gnuCreateStep : oursCreateStep).run();
+                (oursFirst ? oursExtractStep : gnuExtractStep).run();
+                (oursFirst ? gnuExtractStep : oursExtractStep).run();
+                Files.delete(ours);
+                Files.delete(gnu);
+            }
+        } finally {
+            for (Path out : extracted) {
+                TreeDeleter.delete(out);
+            }
         }
         TreeDeleter.delete(tree);
         return new Result(total / (1024.0 * 1024.0), entries, rounds, median(oursCreate), median(gnuCreate), median(oursExtract),
