@@ -10,8 +10,8 @@ import java.io.InputStream;
  * A plain (uncompressed) archive file read as a stream that knows where in the file it is, so that an
  * entry's data can be handed on as a {@link FileRegion} and skipped instead of read: the extraction's
  * writer threads then copy it file to file inside the kernel, and the reading thread, which also creates
- * every file, is not the one paying for the big files' bytes. Reads are {@code pread}s of up to 1 MiB into
- * a native buffer; a skip or a region beyond the buffer drops it and moves on without reading.
+ * every file, does not copy any file's bytes. Reads are {@code pread}s of up to 1 MiB into a native buffer;
+ * a skip or a region beyond the buffer moves on without reading.
  * <p>
  * Not thread-safe; regions it hands out stay readable until {@link #close()}, which closes the descriptor.
  */
