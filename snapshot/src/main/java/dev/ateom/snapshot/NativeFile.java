@@ -88,7 +88,7 @@ final class NativeFile implements AutoCloseable {
                 throw failure("copy_file_range at " + (offset + done) + " to", path, e);
             }
             if (copied == 0) {
-                throw new EOFException("the source ended " + done + " bytes into a region of " + region.length() + " copied to " + path);
+                throw sourceEnded(region, done);
             }
             done += copied;
         }
@@ -113,21 +113,30 @@ final class NativeFile implements AutoCloseable {
                     throw failure("pread for a copy to", path, e);
                 }
                 if (read == 0) {
-                    throw new EOFException("the source ended " + done + " bytes into a region of " + region.length() + " copied to " + path);
+                    throw sourceEnded(region, done);
                 }
-                long written = 0;
-                while (written < read) {
-                    try {
-                        written += LibC.pwrite(fd, buffer.share(written), read - written, offset + done + written);
-                    } catch (LastErrorException e) {
-                        if (e.getErrorCode() != LibC.EINTR) {
-                            throw failure("pwrite at " + (offset + done + written) + " to", path, e);
-                        }
-                    }
-                }
+                writeFully(buffer, read, offset + done);
                 done += read;
             }
         }
+    }
+
+    /** Writes {@code length} bytes of native memory at {@code offset}, retrying short and interrupted writes. */
+    private void writeFully(Memory buffer, long length, long offset) throws IOException {
+        long written = 0;
+        while (written < length) {
+            try {
+                written += LibC.pwrite(fd, buffer.share(written), length - written, offset + written);
+            } catch (LastErrorException e) {
+                if (e.getErrorCode() != LibC.EINTR) {
+                    throw failure("pwrite at " + (offset + written) + " to", path, e);
+                }
+            }
+        }
+    }
+
+    private EOFException sourceEnded(FileRegion region, long done) {
+        return new EOFException("the source ended " + done + " bytes into a region of " + region.length() + " copied to " + path);
     }
 
     void truncate(long length) throws IOException {
