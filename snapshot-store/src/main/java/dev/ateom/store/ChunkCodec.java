@@ -21,6 +21,11 @@ final class ChunkCodec {
         return Arrays.copyOf(frame, (int) size);
     }
 
+    /** The largest frame a chunk of {@code length} plain bytes can be stored as (zstd's bound; incompressible data is stored raw). */
+    static long maxFrameBytes(int length) {
+        return Zstd.compressBound(length);
+    }
+
     /** The plain bytes of a stored frame, which must be exactly {@code length} bytes with the given hash. */
     static byte[] decompressVerified(ChunkHash hash, byte[] frame, int length) throws ChunkCorruptException {
         long declared;

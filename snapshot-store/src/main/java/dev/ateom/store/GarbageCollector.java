@@ -43,7 +43,7 @@ final class GarbageCollector {
             if (snapshotId == null) {
                 continue;
             }
-            Optional<byte[]> bytes = objects.get(object.key());
+            Optional<byte[]> bytes = objects.get(object.key(), RemoteManifestCodec.MAX_MANIFEST_BYTES);
             if (bytes.isEmpty()) {
                 continue; // deleted since the listing: its chunks may go
             }

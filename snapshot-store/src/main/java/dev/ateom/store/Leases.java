@@ -3,17 +3,17 @@ package dev.ateom.store;
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.core.JsonProcessingException;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.Optional;
-import java.util.function.Supplier;
 import java.util.regex.Pattern;
 
 /**
  * Which host runs a sandbox that moves between hosts. A lease is created with {@code If-None-Match: *}, so of two
- * hosts adopting the same sandbox exactly one gets it, which needs a store that honours conditional writes (see
- * {@link StoreProbe}); with {@link LeaseMode#OFF} nothing is taken and nothing is checked.
+ * hosts adopting the same sandbox exactly one gets it, which needs a store that honours conditional writes: the store's
+ * lease verdict ({@link LeaseVerdicts}) is read before every take, and a take refused unless it is HONOURED. A host that
+ * took a lease reads it back: if another host's lease is there, the store let two writers win, and this host records it
+ * RACY for the whole fleet. With {@link LeaseMode#OFF} nothing is taken and nothing is checked.
  */
 public final class Leases {
     private static final Pattern SANDBOX_ID = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,127}");
@@ -22,14 +22,14 @@ public final class Leases {
     private final S3Objects objects;
     private final StoreKeys keys;
     private final LeaseMode mode;
-    private final Supplier<ProbeResult> probe;
+    private final LeaseVerdicts verdicts;
     private final Clock clock;
 
-    Leases(S3Objects objects, StoreKeys keys, LeaseMode mode, Supplier<ProbeResult> probe, Clock clock) {
+    Leases(S3Objects objects, StoreKeys keys, LeaseMode mode, LeaseVerdicts verdicts, Clock clock) {
         this.objects = objects;
         this.keys = keys;
         this.mode = mode;
-        this.probe = probe;
+        this.verdicts = verdicts;
         this.clock = clock;
     }
 
@@ -41,7 +41,8 @@ public final class Leases {
      * Takes the lease of a sandbox for this host; taking one this host already holds returns it.
      *
      * @throws LeaseHeldException         another host holds it (the exception names the holder)
-     * @throws LeasesUnavailableException leases are enforced but the store does not honour conditional writes
+     * @throws LeasesUnavailableException leases are enforced but the store's lease verdict is not HONOURED (or became RACY
+     *                                    now: another host's lease was found where this one was just created)
      */
     public Lease acquire(String sandboxId, String hostId) throws IOException {
         requireValid(sandboxId);
@@ -49,18 +50,22 @@ public final class Leases {
         if (mode == LeaseMode.OFF) {
             return wanted;
         }
-        ProbeResult result;
-        try {
-            result = probe.get(); // runs the probe if none has yet (the store was unreachable at start)
-        } catch (UncheckedIOException e) {
-            throw e.getCause();
-        }
-        if (!result.leasesSafe()) {
-            throw new LeasesUnavailableException(result);
+        LeaseVerdict verdict = verdicts.current(hostId); // probes if no host recorded a verdict yet
+        if (!verdict.leasesSafe()) {
+            throw new LeasesUnavailableException(verdict);
         }
         for (int attempt = 0; attempt < ATTEMPTS; attempt++) {
             if (objects.putIfAbsent(keys.lease(sandboxId), toBytes(wanted))) {
-                return wanted;
+                Optional<Lease> kept = holder(sandboxId);
+                if (kept.isPresent() && kept.get().hostId().equals(hostId)) {
+                    return wanted;
+                }
+                if (kept.isPresent()) {
+                    throw new LeasesUnavailableException(verdicts.record(hostId, ConditionalWrites.RACY, "host " + hostId
+                            + " created leases/" + sandboxId + " with If-None-Match: * and was answered 200, yet the lease then named host "
+                            + kept.get().hostId() + ": two writers won"));
+                }
+                continue; // created and gone at once: a release by its holder cannot be ours, so ask again
             }
             Optional<Lease> holder = holder(sandboxId);
             if (holder.isPresent()) {
@@ -104,7 +109,7 @@ public final class Leases {
 
     public Optional<Lease> holder(String sandboxId) throws IOException {
         requireValid(sandboxId);
-        Optional<byte[]> bytes = objects.get(keys.lease(sandboxId));
+        Optional<byte[]> bytes = objects.get(keys.lease(sandboxId), S3Objects.SMALL_OBJECT_BYTES);
         if (bytes.isEmpty()) {
             return Optional.empty();
         }

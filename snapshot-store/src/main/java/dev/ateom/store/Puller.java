@@ -82,7 +82,7 @@ final class Puller {
             progress.start(0);
             return new PullResult(present.get(), progress.finish(), true, List.of());
         }
-        byte[] bytes = objects.get(keys.manifest(snapshotId)).orElseThrow(() -> new RemoteSnapshotNotFoundException(snapshotId));
+        byte[] bytes = objects.get(keys.manifest(snapshotId), RemoteManifestCodec.MAX_MANIFEST_BYTES).orElseThrow(() -> new RemoteSnapshotNotFoundException(snapshotId));
         RemoteManifest remote = RemoteManifestCodec.read(snapshotId, bytes);
         List<HostMismatch> mismatches = HostCompatibility.check(remote.host(), hostCpu.get(), options.hostChvVersion());
         List<HostMismatch> refused = mismatches.stream().filter(m -> !options.allows(m)).toList();
@@ -90,6 +90,7 @@ final class Puller {
             throw new HostMismatchException(snapshotId, refused);
         }
         Manifest manifest = RemoteManifestCodec.local(remote);
+        requireRoom(remote, local.snapshotsDirectory());
 
         Map<ChunkHash, Need> needs = needs(remote);
         progress.start(needs.values().stream().mapToLong(Need::length).sum());
@@ -131,6 +132,26 @@ final class Puller {
         }
         Snapshot snapshot = local.get(snapshotId).orElseThrow(() -> new IOException("pulled snapshot " + snapshotId + " vanished"));
         return new PullResult(snapshot, progress.finish(), false, mismatches);
+    }
+
+    /**
+     * The snapshot's files must fit on the state filesystem, holes included: a manifest may claim any size (a terabyte
+     * of one chunk listed again and again), and a snapshot this host could not even write back on its next suspend is
+     * no use here. Checked before the staging dir exists.
+     */
+    private static void requireRoom(RemoteManifest remote, Path snapshots) throws IOException {
+        long files = 0;
+        long data = 0;
+        for (RemoteFile file : remote.files()) {
+            files = Math.addExact(files, file.size());
+            for (ChunkRef ref : file.chunks()) {
+                data += ref.isHole() ? 0 : ref.length();
+            }
+        }
+        long usable = Files.getFileStore(snapshots).getUsableSpace();
+        if (files > usable) {
+            throw new SnapshotTooLargeException(remote.snapshotId(), files, data, usable);
+        }
     }
 
     /** Where each distinct chunk goes. */
@@ -210,7 +231,13 @@ final class Puller {
         if (plain != null) {
             progress.skipped(need.length());
         } else {
-            byte[] frame = objects.get(keys.chunk(hash)).orElseThrow(() -> new ChunkMissingException(hash, snapshotId));
+            byte[] frame;
+            try {
+                frame = objects.get(keys.chunk(hash), ChunkCodec.maxFrameBytes(need.length()))
+                        .orElseThrow(() -> new ChunkMissingException(hash, snapshotId));
+            } catch (RemoteFormatException oversized) {
+                throw new ChunkCorruptException(hash, oversized.getMessage());
+            }
             plain = ChunkCodec.decompressVerified(hash, frame, need.length());
             cache.put(hash, frame);
             progress.moved(need.length(), frame.length);

@@ -15,6 +15,7 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -28,12 +29,22 @@ import java.util.function.Supplier;
  * checks the store (HEAD) and uploads it compressed only if absent, in parallel; then writes the manifest, last.
  * A push that failed leaves its uploaded chunks, so the next attempt sends only what is still missing.
  *
+ * <p>A push proves what it wrote before it counts as pushed (unless {@code verifyPushes} is off, to measure its cost):
+ * every chunk it uploads is looked at again (HEAD: the store keeps exactly as many bytes as were sent), a sample of
+ * {@link #SAMPLED_CHUNKS} of the chunks its manifest references is read back and decompressed against its hash, and the
+ * manifest is read back byte for byte. A damaged object found so is deleted (so no later push counts it as stored)
+ * and the push fails; a damaged manifest never stays visible. Bodies are fixed-length with their Content-MD5
+ * ({@link S3Objects#put}), which stores that check it refuse when they do not receive what was sent.
+ *
  * <p>Against gc: a chunk the store already had but that is older than half the gc grace is copied onto itself
  * (its Last-Modified becomes now), and before the manifest is written every chunk confirmed longer than half the
  * grace ago is confirmed again; so from the moment gc could see it unreferenced to the moment the manifest
  * references it, each chunk is younger than the grace, and gc keeps it.
  */
 final class Pusher {
+    /** Chunks read back per push: a damaged store shows on any of them (the probe found s3rver damaging every upload). */
+    static final int SAMPLED_CHUNKS = 2;
+
     private final S3Objects objects;
     private final StoreKeys keys;
     private final ExecutorService pool;
@@ -41,9 +52,10 @@ final class Pusher {
     private final Duration confirmWindow;
     private final Supplier<CpuProfile> hostCpu;
     private final Clock clock;
+    private final boolean verify;
 
     Pusher(S3Objects objects, StoreKeys keys, ExecutorService pool, int parallelism, Duration gcGrace, Supplier<CpuProfile> hostCpu,
-           Clock clock) {
+           Clock clock, boolean verify) {
         this.objects = objects;
         this.keys = keys;
         this.pool = pool;
@@ -51,6 +63,7 @@ final class Pusher {
         this.confirmWindow = gcGrace.dividedBy(2);
         this.hostCpu = hostCpu;
         this.clock = clock;
+        this.verify = verify;
     }
 
     PushStatus push(Snapshot snapshot, PushListener listener) throws IOException {
@@ -65,9 +78,9 @@ final class Pusher {
 
     private PushStatus run(Snapshot snapshot, TransferProgress<PushStatus> progress, PushListener listener) throws IOException {
         JsonNode local = RemoteManifestCodec.localToTree(snapshot.manifest());
-        Optional<byte[]> existing = objects.get(keys.manifest(snapshot.id()));
-        if (existing.isPresent()) {
-            RemoteManifest stored = RemoteManifestCodec.read(snapshot.id(), existing.get());
+        Optional<byte[]> existing = objects.get(keys.manifest(snapshot.id()), RemoteManifestCodec.MAX_MANIFEST_BYTES);
+        if (existing.isPresent() && readable(snapshot.id(), existing.get()).isPresent()) {
+            RemoteManifest stored = readable(snapshot.id(), existing.get()).get();
             if (!RemoteManifestCodec.local(stored).equals(snapshot.manifest())) {
                 throw new RemoteSnapshotConflictException(snapshot.id());
             }
@@ -75,6 +88,7 @@ final class Pusher {
             progress.start(0);
             return progress.finish();
         }
+        // a manifest that cannot be read (damaged by a store, or planted) is no snapshot: this push replaces it
         SnapshotLayout layout = snapshot.layout();
         long total = 0;
         for (String path : SnapshotLayout.CONTENT_FILES) {
@@ -113,12 +127,38 @@ final class Pusher {
             tasks.awaitAll();
         }
         upload.reconfirmStale();
+        if (verify) {
+            upload.readBackSample();
+        }
         RemoteManifest manifest = new RemoteManifest(RemoteManifest.FORMAT_VERSION, snapshot.id(), clock.instant(),
                 new HostRequirements(snapshot.manifest().chvVersion(), cpuOf(snapshot.manifest())), upload.storedBytes(),
                 files.stream().map(FilePieces::toRemote).toList(), local);
         listener.beforeVisible(snapshot.id());
-        objects.put(keys.manifest(snapshot.id()), RemoteManifestCodec.toBytes(manifest));
+        byte[] manifestBytes = RemoteManifestCodec.toBytes(manifest);
+        objects.put(keys.manifest(snapshot.id()), manifestBytes);
+        if (verify) {
+            requireStoredAsSent(keys.manifest(snapshot.id()), manifestBytes);
+        }
         return progress.finish();
+    }
+
+    private static Optional<RemoteManifest> readable(String snapshotId, byte[] bytes) {
+        try {
+            return Optional.of(RemoteManifestCodec.read(snapshotId, bytes));
+        } catch (RemoteFormatException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** The manifest read back byte for byte; a damaged one is deleted at once, so no host ever pulls it. */
+    private void requireStoredAsSent(String key, byte[] sent) throws IOException {
+        Optional<byte[]> stored = objects.get(key, RemoteManifestCodec.MAX_MANIFEST_BYTES);
+        String difference = stored.isEmpty() ? "was gone right after it was written" : RoundTripProbe.difference(sent, stored.get());
+        if (difference != null) {
+            objects.delete(key);
+            throw new StoreDamagesDataException("the store did not keep the manifest as sent: " + key + " of " + sent.length + " bytes "
+                    + difference + "; deleted it, the snapshot is not in the store");
+        }
     }
 
     /** The CPU the daemon recorded at snapshot time if it did, else this host's (which then took the snapshot). */
@@ -183,6 +223,9 @@ final class Pusher {
             }
             Instant now = clock.instant();
             Optional<ObjectInfo> stored = objects.head(keys.chunk(hash));
+            if (stored.isPresent() && stored.get().size() > ChunkCodec.maxFrameBytes(chunk.length())) {
+                stored = Optional.empty(); // larger than any frame of its bytes: damaged (a stored aws-chunked body), upload anew
+            }
             if (stored.isPresent()) {
                 refreshIfOld(hash, stored.get(), now);
                 confirmed.put(hash, new Confirmation(now, stored.get().size()));
@@ -190,10 +233,44 @@ final class Pusher {
             } else {
                 byte[] frame = ChunkCodec.compress(chunk.data(), chunk.length());
                 objects.put(keys.chunk(hash), frame);
+                if (verify) {
+                    requireStoredSize(hash, frame.length);
+                }
                 confirmed.put(hash, new Confirmation(now, frame.length));
                 progress.moved(chunk.length(), frame.length);
             }
             return hash;
+        }
+
+        /** One HEAD: the store keeps exactly the bytes sent (a streamed body stored with its framing is longer). */
+        private void requireStoredSize(ChunkHash hash, long sent) throws IOException {
+            Optional<ObjectInfo> stored = objects.head(keys.chunk(hash));
+            if (stored.isEmpty() || stored.get().size() != sent) {
+                objects.delete(keys.chunk(hash));
+                throw new StoreDamagesDataException("the store did not keep chunk " + hash + " as sent: " + sent + " bytes were sent, "
+                        + (stored.isEmpty() ? "none were there right after" : stored.get().size() + " are stored")
+                        + "; deleted it, push again once the store is fixed");
+            }
+        }
+
+        /** Reads back a random sample of the referenced chunks and checks them like a pull; a damaged one is deleted. */
+        void readBackSample() throws IOException {
+            List<ChunkHash> all = new ArrayList<>(sources.keySet());
+            Collections.shuffle(all);
+            for (ChunkHash hash : all.subList(0, Math.min(SAMPLED_CHUNKS, all.size()))) {
+                int length = sources.get(hash).length();
+                byte[] frame = objects.get(keys.chunk(hash), ChunkCodec.maxFrameBytes(length)).orElse(null);
+                try {
+                    if (frame == null) {
+                        throw new ChunkCorruptException(hash, "it was gone from the store right after being confirmed");
+                    }
+                    ChunkCodec.decompressVerified(hash, frame, length);
+                } catch (ChunkCorruptException e) {
+                    objects.delete(keys.chunk(hash));
+                    throw new StoreDamagesDataException("the store did not keep what was pushed: " + e.getMessage()
+                            + "; deleted it, push again once the store is fixed");
+                }
+            }
         }
 
         /** Confirms again, in parallel, every chunk last confirmed more than half the gc grace ago; repeats until none is. */

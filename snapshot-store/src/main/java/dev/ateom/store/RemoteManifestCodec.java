@@ -1,6 +1,8 @@
 package dev.ateom.store;
 
+import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.core.JsonToken;
 import com.fasterxml.jackson.databind.DeserializationFeature;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
@@ -21,6 +23,13 @@ import java.util.Set;
 final class RemoteManifestCodec {
     /** No chunk is larger (FastCDC max 4 MiB, memory 2 MiB); a bigger length in a manifest is refused before any allocation. */
     static final long MAX_CHUNK_LENGTH = FastCdc.MAX_SIZE;
+    /**
+     * The most a manifest object may be: about 600,000 pieces (some 110 bytes each), over 700 GiB of 1.2 MiB durable
+     * chunks or 1.2 TiB of 2 MiB memory pieces; a larger one is refused before its body is read.
+     */
+    static final long MAX_MANIFEST_BYTES = 64L << 20;
+    /** No file of a snapshot is larger (a PiB); a manifest claiming more is refused, so sizes never overflow a sum. */
+    static final long MAX_FILE_BYTES = 1L << 50;
 
     static final ObjectMapper JSON = new ObjectMapper()
             .registerModule(new JavaTimeModule())
@@ -56,16 +65,7 @@ final class RemoteManifestCodec {
 
     static RemoteManifest read(String snapshotId, byte[] bytes) throws RemoteFormatException {
         String what = "remote manifest of " + snapshotId;
-        JsonNode tree;
-        try {
-            tree = JSON.readTree(bytes);
-        } catch (IOException e) {
-            throw new RemoteFormatException(what + " is not valid JSON: " + e.getMessage(), e);
-        }
-        if (tree == null || !tree.isObject() || !tree.path("formatVersion").canConvertToInt()) {
-            throw new RemoteFormatException(what + " is not a JSON object with an integer formatVersion");
-        }
-        int version = tree.get("formatVersion").intValue();
+        int version = formatVersion(what, bytes);
         if (version > RemoteManifest.FORMAT_VERSION) {
             throw new RemoteFormatException(what + " has formatVersion " + version + ", newer than this ateom reads ("
                     + RemoteManifest.FORMAT_VERSION + "): upgrade ateom to use it");
@@ -75,15 +75,38 @@ final class RemoteManifestCodec {
         }
         RemoteManifest manifest;
         try {
-            manifest = JSON.treeToValue(tree, RemoteManifest.class);
+            manifest = JSON.readValue(bytes, RemoteManifest.class); // straight into records: no tree of a large manifest
         } catch (UnrecognizedPropertyException e) {
             throw new RemoteFormatException(what + ": field '" + e.getPropertyName() + "' is unknown to remote format "
                     + RemoteManifest.FORMAT_VERSION + " (written by a newer ateom?)", e);
-        } catch (JsonProcessingException | IllegalArgumentException e) {
+        } catch (IOException | IllegalArgumentException e) {
             throw new RemoteFormatException(what + " is not a valid remote manifest: " + e.getMessage(), e);
         }
         validate(snapshotId, manifest);
         return manifest;
+    }
+
+    /** The top-level formatVersion, found by streaming over the other fields (before the fields a newer format may add are read). */
+    private static int formatVersion(String what, byte[] bytes) throws RemoteFormatException {
+        try (JsonParser parser = JSON.getFactory().createParser(bytes)) {
+            if (parser.nextToken() != JsonToken.START_OBJECT) {
+                throw new RemoteFormatException(what + " is not a JSON object with an integer formatVersion");
+            }
+            while (parser.nextToken() == JsonToken.FIELD_NAME) {
+                String field = parser.currentName();
+                JsonToken value = parser.nextToken();
+                if (field.equals("formatVersion")) {
+                    if (value != JsonToken.VALUE_NUMBER_INT) {
+                        break;
+                    }
+                    return parser.getIntValue();
+                }
+                parser.skipChildren();
+            }
+        } catch (IOException e) {
+            throw new RemoteFormatException(what + " is not valid JSON: " + e.getMessage(), e);
+        }
+        throw new RemoteFormatException(what + " is not a JSON object with an integer formatVersion");
     }
 
     private static void validate(String snapshotId, RemoteManifest manifest) throws RemoteFormatException {
@@ -99,6 +122,9 @@ final class RemoteManifestCodec {
         for (RemoteFile file : manifest.files()) {
             if (!SnapshotLayout.CONTENT_FILES.contains(file.path()) || !paths.add(file.path())) {
                 throw new RemoteFormatException(what + " lists file '" + file.path() + "' (unexpected or twice)");
+            }
+            if (file.size() < 0 || file.size() > MAX_FILE_BYTES) {
+                throw new RemoteFormatException(what + ": " + file.path() + " claims " + file.size() + " bytes, outside 0-" + MAX_FILE_BYTES);
             }
             long size = local.file(file.path()).map(Manifest.FileEntry::size).orElse(-1L);
             if (size != file.size()) {
@@ -116,7 +142,8 @@ final class RemoteManifestCodec {
         List<ChunkRef> chunks = file.chunks();
         for (ChunkRef chunk : chunks) {
             boolean hole = chunk.isHole();
-            if (chunk.offset() != position || chunk.length() <= 0 || hole == (chunk.sha256() != null)
+            if (chunk.offset() != position || chunk.length() <= 0 || chunk.length() > file.size() - position
+                    || hole == (chunk.sha256() != null)
                     || (!hole && (chunk.length() > MAX_CHUNK_LENGTH || !ChunkHash.isValid(chunk.sha256())))
                     || (hole && !file.path().equals(SnapshotLayout.MEMORY_RANGES))) {
                 throw new RemoteFormatException(what + ": " + file.path() + " has an invalid piece at offset " + chunk.offset()

@@ -3,7 +3,6 @@ package dev.ateom.store;
 import dev.ateom.snapshot.Snapshot;
 import dev.ateom.snapshot.SnapshotStore;
 import java.io.IOException;
-import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.time.Clock;
 import java.time.Duration;
@@ -27,7 +26,8 @@ import software.amazon.awssdk.auth.credentials.AwsCredentialsProvider;
  * <pre>
  * RemoteSnapshotStore remote = RemoteSnapshotStore.open(settings, stateDir.resolve("chunks"), cacheBytes);
  * remote.checkAccess();                                   // at start: typed error naming the setting, else fine
- * ProbeResult probe = remote.probe();                     // at start: can leases be had?
+ * remote.checkRoundTrip();                                // at start: the store gives back what is written to it
+ * remote.leaseVerdicts().establish(hostId);               // at start: can leases be had? (shared by every host)
  * remote.pushInBackground(snapshot);  remote.pushStatus(id);  remote.push(snapshot, listener);
  * remote.pull(id, localStore, PullOptions.forHost(chvVersion), listener);   // then restore from the local snapshot
  * remote.leases().acquire(sandboxId, hostId);  remote.leases().release(sandboxId, hostId);
@@ -44,10 +44,10 @@ public final class RemoteSnapshotStore implements AutoCloseable {
     private final Pusher pusher;
     private final Puller puller;
     private final GarbageCollector collector;
+    private final LeaseVerdicts verdicts;
     private final Leases leases;
     private final Map<String, PushStatus> pushes = new ConcurrentHashMap<>();
     private final Map<String, CompletableFuture<PushStatus>> runningPushes = new ConcurrentHashMap<>();
-    private volatile ProbeResult probeResult;
 
     private RemoteSnapshotStore(StoreSettings settings, S3Objects objects, ChunkCache cache, CpuProfile hostCpu, Clock clock) {
         this.settings = settings;
@@ -61,10 +61,12 @@ public final class RemoteSnapshotStore implements AutoCloseable {
             return thread;
         });
         this.coordinators = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("store-push-", 0).factory());
-        this.pusher = new Pusher(objects, keys, transfers, settings.parallelism(), settings.gcGrace(), () -> hostCpu, clock);
+        this.pusher = new Pusher(objects, keys, transfers, settings.parallelism(), settings.gcGrace(), () -> hostCpu, clock,
+                settings.verifyPushes());
         this.puller = new Puller(objects, keys, cache, transfers, settings.parallelism(), () -> hostCpu);
         this.collector = new GarbageCollector(objects, keys, transfers, settings.parallelism(), clock);
-        this.leases = new Leases(objects, keys, settings.leases(), this::probeOnce, clock);
+        this.verdicts = new LeaseVerdicts(objects, keys, this::probe, clock);
+        this.leases = new Leases(objects, keys, settings.leases(), verdicts, clock);
     }
 
     /**
@@ -96,16 +98,23 @@ public final class RemoteSnapshotStore implements AutoCloseable {
         objects.headBucket();
     }
 
-    /** Probes conditional writes now (and remembers the result for leases). */
-    public ProbeResult probe() throws IOException {
-        ProbeResult result = new StoreProbe(objects, keys, StoreProbe.DEFAULT_ROUNDS).run();
-        probeResult = result;
-        return result;
+    /**
+     * Writes a probe object and reads it back byte for byte.
+     *
+     * @throws StoreDamagesDataException the store gives back something else: it cannot be used (says what came back)
+     */
+    public void checkRoundTrip() throws StoreException {
+        new RoundTripProbe(objects, keys).run();
     }
 
-    /** The last probe's result, if one ran. */
-    public Optional<ProbeResult> lastProbe() {
-        return Optional.ofNullable(probeResult);
+    /** Probes conditional writes now and records nothing (the fleet's verdict is {@link #leaseVerdicts()}'s). */
+    public ProbeResult probe() throws IOException {
+        return new StoreProbe(objects, keys, StoreProbe.DEFAULT_ROUNDS).run();
+    }
+
+    /** The store's lease verdict, shared by every host: read, establish at start, reset by an operator. */
+    public LeaseVerdicts leaseVerdicts() {
+        return verdicts;
     }
 
     /** Pushes a committed local snapshot and waits; a snapshot already in the store (same manifest) returns at once. */
@@ -191,7 +200,7 @@ public final class RemoteSnapshotStore implements AutoCloseable {
 
     /** A snapshot's remote manifest: its local manifest, host requirements and chunk lists. */
     public Optional<RemoteManifest> describe(String snapshotId) throws IOException {
-        Optional<byte[]> bytes = objects.get(keys.manifest(snapshotId));
+        Optional<byte[]> bytes = objects.get(keys.manifest(snapshotId), RemoteManifestCodec.MAX_MANIFEST_BYTES);
         return bytes.isEmpty() ? Optional.empty() : Optional.of(RemoteManifestCodec.read(snapshotId, bytes.get()));
     }
 
@@ -221,18 +230,6 @@ public final class RemoteSnapshotStore implements AutoCloseable {
 
     public ChunkCache chunkCache() {
         return cache;
-    }
-
-    private ProbeResult probeOnce() {
-        ProbeResult result = probeResult;
-        if (result != null) {
-            return result;
-        }
-        try {
-            return probe();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 
     /** Stops the transfer threads (running transfers fail) and closes the client. */

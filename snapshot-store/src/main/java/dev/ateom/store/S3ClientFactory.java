@@ -12,14 +12,25 @@ import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.regions.providers.DefaultAwsRegionProviderChain;
 import software.amazon.awssdk.services.s3.S3Client;
 import software.amazon.awssdk.services.s3.S3ClientBuilder;
+import software.amazon.awssdk.services.s3.S3Configuration;
 
 /**
  * Builds the SDK client. Checksums are computed and validated only "when required": many S3-compatible stores
  * do not know the newer flexible-checksum headers, and every chunk is checked against its SHA-256 anyway.
+ *
+ * <p>Uploads are fixed-length bodies, signed with their SHA-256, never {@code aws-chunked}. Over plain http the SDK
+ * signs every payload, and for PutObject and UploadPart its S3 auth scheme sets the signer property
+ * {@code CHUNK_ENCODING_ENABLED}, which makes the payload signer stream the body as {@code Content-Encoding: aws-chunked}
+ * with {@code x-amz-content-sha256: STREAMING-AWS4-HMAC-SHA256-PAYLOAD}. Stores that do not decode that framing store
+ * it with the data (s3rver 3.7.1 does). {@code S3Configuration.chunkedEncodingEnabled(false)} turns the property off for
+ * exactly those two operations, so the signer hashes the whole body and sends it as it is; {@link FixedLengthBodies}
+ * refuses any request that would still go out streamed, whatever the SDK decides in a later version.
  */
 final class S3ClientFactory {
     private static final Duration CONNECT_TIMEOUT = Duration.ofSeconds(5);
     private static final Duration SOCKET_TIMEOUT = Duration.ofSeconds(60);
+    /** Room for the standard strategy's backoff between attempts (well under a second each). */
+    private static final Duration RETRY_BACKOFF = Duration.ofSeconds(5);
 
     private S3ClientFactory() {
     }
@@ -33,11 +44,16 @@ final class S3ClientFactory {
                 .httpClientBuilder(UrlConnectionHttpClient.builder().connectionTimeout(CONNECT_TIMEOUT).socketTimeout(SOCKET_TIMEOUT))
                 .region(region(settings))
                 .forcePathStyle(settings.pathStyle())
+                .serviceConfiguration(S3Configuration.builder().chunkedEncodingEnabled(false).build())
                 .requestChecksumCalculation(RequestChecksumCalculation.WHEN_REQUIRED)
                 .responseChecksumValidation(ResponseChecksumValidation.WHEN_REQUIRED)
                 .credentialsProvider(credentials)
                 .overrideConfiguration(override -> {
                     override.retryStrategy(RetryMode.STANDARD);
+                    // the standard strategy makes three attempts: a store that answers slowly forever costs three timeouts
+                    override.apiCallAttemptTimeout(settings.requestTimeout());
+                    override.apiCallTimeout(settings.requestTimeout().multipliedBy(3).plus(RETRY_BACKOFF));
+                    override.addExecutionInterceptor(new FixedLengthBodies());
                     settings.interceptors().forEach(override::addExecutionInterceptor);
                 });
         settings.endpoint().ifPresent(builder::endpointOverride);

@@ -8,6 +8,8 @@ import java.net.SocketTimeoutException;
 import java.net.UnknownHostException;
 import java.util.Set;
 import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
+import software.amazon.awssdk.core.exception.ApiCallAttemptTimeoutException;
+import software.amazon.awssdk.core.exception.ApiCallTimeoutException;
 import software.amazon.awssdk.core.exception.SdkClientException;
 import software.amazon.awssdk.core.exception.SdkException;
 import software.amazon.awssdk.services.s3.model.NoSuchBucketException;
@@ -22,6 +24,14 @@ final class StoreErrors {
     }
 
     static StoreException map(SdkException e, String what, StoreLocation location) {
+        for (Throwable cause = e.getCause(); cause != null; cause = cause.getCause()) {
+            if (cause instanceof StoreException refusal) {
+                return refusal; // the store client's own verdict on an answer, e.g. a body larger than its object can be
+            }
+        }
+        if (e instanceof ApiCallTimeoutException || e instanceof ApiCallAttemptTimeoutException) {
+            return new StoreUnavailableException(what + " failed: the store did not finish answering in time (" + e.getMessage() + ")", e);
+        }
         if (e instanceof NoSuchBucketException || "NoSuchBucket".equals(code(e))) {
             return new BucketNotFoundException(location.bucket(), e);
         }

@@ -7,6 +7,9 @@ final class StoreKeys {
     static final String MANIFEST = "/manifest.json";
     static final String LEASES = "leases/";
     static final String PROBES = "probes/";
+    static final String VERDICT = "lease-verdict/";
+    static final String HONOURED = "honoured";
+    static final String NOT_HONOURED = "not-honoured-";
 
     private final StoreLocation location;
 
@@ -32,6 +35,24 @@ final class StoreKeys {
 
     String lease(String sandboxId) {
         return location.key(LEASES + sandboxId);
+    }
+
+    String verdictPrefix() {
+        return location.key(VERDICT);
+    }
+
+    /** The one HONOURED verdict, created with If-None-Match: * by the first host that found conditional writes honoured. */
+    String honouredVerdict() {
+        return location.key(VERDICT + HONOURED);
+    }
+
+    /** A not-honoured finding of one host: a key of its own, so no other host's write can replace it. */
+    String notHonouredVerdict(String hostId, String unique) {
+        return location.key(VERDICT + NOT_HONOURED + hostId + "-" + unique);
+    }
+
+    boolean isNotHonouredVerdict(String key) {
+        return key.startsWith(location.key(VERDICT + NOT_HONOURED));
     }
 
     String probe(String name) {

@@ -20,12 +20,18 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
  * @param gcGrace       chunks younger than this are never collected; a push re-confirms its chunks if it takes longer than half of it
  * @param leases        whether adopting needs a lease (and so a store that honours conditional writes)
  * @param interceptors  extra SDK interceptors (request counting in tests, metrics)
+ * @param requestTimeout longest one request may take, its answer's body included (a store that answers slowly forever
+ *                       fails the transfer instead of holding it); the SDK retries a request that timed out twice more
+ * @param verifyPushes  a push reads back what it wrote before it counts as pushed (see {@link Pusher}); off only to
+ *                      measure what that costs
  */
 public record StoreSettings(StoreLocation location, Optional<URI> endpoint, Optional<String> region, boolean pathStyle,
                             Optional<AwsCredentialsProvider> credentials, int parallelism, Duration gcGrace, LeaseMode leases,
-                            List<ExecutionInterceptor> interceptors) {
+                            List<ExecutionInterceptor> interceptors, Duration requestTimeout, boolean verifyPushes) {
     public static final int DEFAULT_PARALLELISM = 8;
     public static final Duration DEFAULT_GC_GRACE = Duration.ofHours(6);
+    /** A 4 MiB chunk at 1 Mbit/s takes about 35 s: this is slower than any store worth using. */
+    public static final Duration DEFAULT_REQUEST_TIMEOUT = Duration.ofMinutes(2);
 
     public StoreSettings {
         Objects.requireNonNull(location, "location");
@@ -40,12 +46,15 @@ public record StoreSettings(StoreLocation location, Optional<URI> endpoint, Opti
         }
         Objects.requireNonNull(leases, "leases");
         interceptors = List.copyOf(interceptors);
+        if (requestTimeout.isNegative() || requestTimeout.isZero()) {
+            throw new IllegalArgumentException("requestTimeout must be positive");
+        }
     }
 
     /** Defaults for everything but the location: AWS endpoint, region chain, virtual-host style, default credentials. */
     public static StoreSettings of(StoreLocation location) {
         return new StoreSettings(location, Optional.empty(), Optional.empty(), false, Optional.empty(), DEFAULT_PARALLELISM,
-                DEFAULT_GC_GRACE, LeaseMode.ENFORCED, List.of());
+                DEFAULT_GC_GRACE, LeaseMode.ENFORCED, List.of(), DEFAULT_REQUEST_TIMEOUT, true);
     }
 
     /** Parses the endpoint flag: an absolute http or https URL with a host. */
@@ -60,39 +69,57 @@ public record StoreSettings(StoreLocation location, Optional<URI> endpoint, Opti
                 || (uri.getPath() != null && !uri.getPath().isEmpty() && !uri.getPath().equals("/")) || uri.getQuery() != null) {
             throw new StoreConfigException(StoreOption.ENDPOINT, "'" + endpoint + "' is not an http(s)://host[:port] URL");
         }
-        return new StoreSettings(location, Optional.of(uri), region, pathStyle, credentials, parallelism, gcGrace, leases, interceptors);
+        return new StoreSettings(location, Optional.of(uri), region, pathStyle, credentials, parallelism, gcGrace, leases, interceptors,
+                requestTimeout, verifyPushes);
     }
 
     public StoreSettings withRegion(String region) throws StoreConfigException {
         if (region == null || !region.matches("[a-z0-9-]{1,64}")) {
             throw new StoreConfigException(StoreOption.REGION, "'" + region + "' is not a region name (e.g. eu-west-1)");
         }
-        return new StoreSettings(location, endpoint, Optional.of(region), pathStyle, credentials, parallelism, gcGrace, leases, interceptors);
+        return new StoreSettings(location, endpoint, Optional.of(region), pathStyle, credentials, parallelism, gcGrace, leases, interceptors,
+                requestTimeout, verifyPushes);
     }
 
     public StoreSettings withPathStyle(boolean pathStyle) {
-        return new StoreSettings(location, endpoint, region, pathStyle, credentials, parallelism, gcGrace, leases, interceptors);
+        return new StoreSettings(location, endpoint, region, pathStyle, credentials, parallelism, gcGrace, leases, interceptors,
+                requestTimeout, verifyPushes);
     }
 
     public StoreSettings withCredentials(AwsCredentialsProvider credentials) {
-        return new StoreSettings(location, endpoint, region, pathStyle, Optional.of(credentials), parallelism, gcGrace, leases, interceptors);
+        return new StoreSettings(location, endpoint, region, pathStyle, Optional.of(credentials), parallelism, gcGrace, leases, interceptors,
+                requestTimeout, verifyPushes);
     }
 
     public StoreSettings withParallelism(int parallelism) {
-        return new StoreSettings(location, endpoint, region, pathStyle, credentials, parallelism, gcGrace, leases, interceptors);
+        return new StoreSettings(location, endpoint, region, pathStyle, credentials, parallelism, gcGrace, leases, interceptors,
+                requestTimeout, verifyPushes);
     }
 
     public StoreSettings withGcGrace(Duration gcGrace) {
-        return new StoreSettings(location, endpoint, region, pathStyle, credentials, parallelism, gcGrace, leases, interceptors);
+        return new StoreSettings(location, endpoint, region, pathStyle, credentials, parallelism, gcGrace, leases, interceptors,
+                requestTimeout, verifyPushes);
     }
 
     public StoreSettings withLeases(LeaseMode leases) {
-        return new StoreSettings(location, endpoint, region, pathStyle, credentials, parallelism, gcGrace, leases, interceptors);
+        return new StoreSettings(location, endpoint, region, pathStyle, credentials, parallelism, gcGrace, leases, interceptors,
+                requestTimeout, verifyPushes);
+    }
+
+    public StoreSettings withRequestTimeout(Duration requestTimeout) {
+        return new StoreSettings(location, endpoint, region, pathStyle, credentials, parallelism, gcGrace, leases, interceptors, requestTimeout,
+                verifyPushes);
+    }
+
+    public StoreSettings withPushVerification(boolean verifyPushes) {
+        return new StoreSettings(location, endpoint, region, pathStyle, credentials, parallelism, gcGrace, leases, interceptors, requestTimeout,
+                verifyPushes);
     }
 
     public StoreSettings withInterceptor(ExecutionInterceptor interceptor) {
         List<ExecutionInterceptor> all = new ArrayList<>(interceptors);
         all.add(interceptor);
-        return new StoreSettings(location, endpoint, region, pathStyle, credentials, parallelism, gcGrace, leases, all);
+        return new StoreSettings(location, endpoint, region, pathStyle, credentials, parallelism, gcGrace, leases, all,
+                requestTimeout, verifyPushes);
     }
 }

@@ -109,7 +109,7 @@ class LeasesTest extends StoreTestBase {
     void withoutTheProxyS3proxyIsFoundRacyAndLeasesAreRefusedUnlessTurnedOff() throws IOException {
         Host direct = host("direct", settings(), CACHE_BYTES, HOST_CPU);
         ProbeResult probe = direct.remote().probe();
-        System.out.println("s3proxy " + server.version() + " probe: " + probe);
+        System.out.println(server + " probe: " + probe);
         assertThat(probe.conditionalWrites()).as(probe.detail()).isEqualTo(ConditionalWrites.RACY);
         assertThatThrownBy(() -> direct.remote().leases().acquire("sb-1", "host-a")).isInstanceOf(LeasesUnavailableException.class)
                 .hasMessageContaining("snapshot-store-leases").hasMessageContaining("racy");

@@ -15,8 +15,9 @@ import org.junit.jupiter.api.TestInfo;
 import org.junit.jupiter.api.io.TempDir;
 
 /**
- * One s3proxy for all store tests of the JVM (a test class that kills it gets its own: {@link OwnServer}), a fresh
- * bucket per test, and two "hosts" (state dirs with their own chunk caches) that share it.
+ * One s3proxy for all store tests of the JVM (a test class that kills it gets its own: {@link OwnServer}; a class that
+ * runs per server kind sets {@link #server} per kind, see {@link StoreServersTest}), a fresh bucket per test, and two
+ * "hosts" (state dirs with their own chunk caches) that share it.
  */
 abstract class StoreTestBase {
     /** For test classes that stop or restart the server. */
@@ -29,7 +30,7 @@ abstract class StoreTestBase {
 
     @TempDir
     static Path serverDir;
-    static S3ProxyServer server;
+    static TestS3Server server;
     private static S3ProxyServer shared;
     private static boolean ownServer;
 
