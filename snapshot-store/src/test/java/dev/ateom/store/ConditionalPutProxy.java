@@ -16,12 +16,16 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
+import java.util.function.BiFunction;
 
 /**
- * A test-only HTTP proxy in front of s3proxy that makes {@code If-None-Match: *} atomic: s3proxy 2.9.0 checks the
- * condition correctly one request at a time but not under concurrency, so the proxy lets conditional PUTs
+ * A test-only HTTP proxy in front of a test S3 server that makes {@code If-None-Match: *} atomic: s3proxy 2.9.0 checks
+ * the condition correctly one request at a time but not under concurrency, so the proxy lets conditional PUTs
  * through one at a time. Everything else is forwarded unchanged (Host included, so SigV4 signatures stay valid;
- * that needs {@code -Dsun.net.http.allowRestrictedHeaders=true}, set for this module's tests).
+ * that needs {@code -Dsun.net.http.allowRestrictedHeaders=true}, set for this module's tests). It can also play a
+ * store that misbehaves: rewrite upload bodies before forwarding them ({@link #rewriteUploads}: a store that damages
+ * what it keeps; only a server that checks no body, s3rver, keeps the result) or answer requests itself
+ * ({@link #answerInstead}: a hostile store that announces huge objects or answers slowly forever).
  */
 public final class ConditionalPutProxy implements AutoCloseable {
     private static final Set<String> HOP_BY_HOP = Set.of("connection", "keep-alive", "transfer-encoding", "expect", "content-length", "date");
@@ -31,6 +35,14 @@ public final class ConditionalPutProxy implements AutoCloseable {
     private final ExecutorService threads = Executors.newFixedThreadPool(16);
     private final ReentrantLock conditionalWrites = new ReentrantLock(true);
     private volatile BiConsumer<String, String> observer = (method, path) -> { };
+    private volatile BiFunction<String, byte[], byte[]> uploads = (path, body) -> body;
+    private volatile Answer answer = (exchange, body) -> false;
+
+    /** Answers a request in place of the server; returns false to let it be forwarded. */
+    @FunctionalInterface
+    public interface Answer {
+        boolean answered(HttpExchange exchange, byte[] requestBody) throws IOException;
+    }
 
     public ConditionalPutProxy(URI backend) throws IOException {
         this.backend = backend;
@@ -48,6 +60,16 @@ public final class ConditionalPutProxy implements AutoCloseable {
         this.observer = observer;
     }
 
+    /** PUT bodies become {@code rewrite(rawPath, body)} before they are forwarded; the headers (signed) stay. */
+    public void rewriteUploads(BiFunction<String, byte[], byte[]> rewrite) {
+        this.uploads = rewrite;
+    }
+
+    /** Each request is offered to {@code answer} first (on the request's thread, after its body was read). */
+    public void answerInstead(Answer answer) {
+        this.answer = answer;
+    }
+
     public URI endpoint() {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
     }
@@ -60,6 +82,12 @@ public final class ConditionalPutProxy implements AutoCloseable {
         try (exchange) {
             byte[] body = exchange.getRequestBody().readAllBytes();
             observer.accept(exchange.getRequestMethod(), exchange.getRequestURI().getRawPath());
+            if (answer.answered(exchange, body)) {
+                return;
+            }
+            if (exchange.getRequestMethod().equals("PUT")) {
+                body = uploads.apply(exchange.getRequestURI().getRawPath(), body);
+            }
             HttpURLConnection connection = (HttpURLConnection) backend.resolve(exchange.getRequestURI().getRawPath()
                     + (exchange.getRequestURI().getRawQuery() == null ? "" : "?" + exchange.getRequestURI().getRawQuery())).toURL().openConnection();
             connection.setRequestMethod(exchange.getRequestMethod());

@@ -7,7 +7,6 @@ import dev.ateom.snapshot.Snapshot;
 import dev.ateom.snapshot.SnapshotLayout;
 import java.io.IOException;
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.HashMap;
 import java.util.HexFormat;
@@ -18,9 +17,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 import org.junit.jupiter.api.Test;
-import org.junit.jupiter.params.AfterParameterizedClassInvocation;
-import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
-import org.junit.jupiter.params.Parameter;
 import org.junit.jupiter.params.ParameterizedClass;
 import org.junit.jupiter.params.provider.EnumSource;
 import software.amazon.awssdk.core.checksums.RequestChecksumCalculation;
@@ -39,26 +35,7 @@ import software.amazon.awssdk.services.s3.S3Client;
  */
 @ParameterizedClass(name = "{0}")
 @EnumSource(S3ServerKind.class)
-class StoreServersTest extends StoreTestBase {
-    private static TestS3Server started;
-    private static Path startedIn;
-
-    @Parameter
-    S3ServerKind kind;
-
-    @BeforeParameterizedClassInvocation
-    static void startKind(S3ServerKind kind) throws IOException {
-        startedIn = Files.createTempDirectory("ateom-store-" + kind.name().toLowerCase() + "-");
-        started = kind.start(startedIn);
-        server = started;
-    }
-
-    @AfterParameterizedClassInvocation
-    static void stopKind() {
-        started.close();
-        ChildS3Server.deleteTree(startedIn);
-    }
-
+class StoreServersTest extends PerServerTestBase {
     /** Every request the client sent, as signed. */
     private static final class SentRequests implements ExecutionInterceptor {
         record Sent(String method, String path, Map<String, String> headers) {
