@@ -89,7 +89,7 @@ public final class LeaseVerdicts {
     }
 
     /** What taking a lease needs: the recorded verdict, established first if there is none. */
-    LeaseVerdict current(String hostId) throws IOException {
+    public LeaseVerdict current(String hostId) throws IOException {
         LeaseVerdict verdict = read();
         return verdict.known() ? verdict : establish(hostId).verdict();
     }

@@ -2,6 +2,7 @@ package dev.ateom.store;
 
 import com.fasterxml.jackson.annotation.JsonPropertyOrder;
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ateom.snapshot.Manifest;
 import java.time.Instant;
 import java.util.List;
 import java.util.Objects;
@@ -25,6 +26,11 @@ public record RemoteManifest(int formatVersion, String snapshotId, Instant pushe
         Objects.requireNonNull(host, "host");
         files = List.copyOf(Objects.requireNonNull(files, "files"));
         Objects.requireNonNull(local, "local");
+    }
+
+    /** The snapshot module's manifest this one carries (who the snapshot is of, its files), checked as a pull checks it. */
+    public Manifest localManifest() throws RemoteFormatException {
+        return RemoteManifestCodec.local(this);
     }
 
     public Optional<RemoteFile> file(String path) {

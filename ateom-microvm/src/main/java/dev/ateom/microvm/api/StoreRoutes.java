@@ -5,7 +5,7 @@ import dev.ateom.microvm.http.RouteTable;
 import dev.ateom.microvm.remote.RemoteSnapshots;
 import io.helidon.webserver.http.HttpRules;
 
-/** {@code /v1/store}: the snapshot store's settings and health, and its garbage collection. */
+/** {@code /v1/store}: the snapshot store's settings, health and lease verdict, its garbage collection, the verdict's reset. */
 public final class StoreRoutes extends RouteTable {
     private final RemoteSnapshots remote;
 
@@ -14,6 +14,7 @@ public final class StoreRoutes extends RouteTable {
     @Override
     public void routing(HttpRules rules) {
         routes(rules).get("/v1/store", (req, res) -> Responses.json(res, 200, remote.describe()))
-                .post("/v1/store/gc", (req, res) -> Responses.json(res, 200, remote.gc()));
+                .post("/v1/store/gc", (req, res) -> Responses.json(res, 200, remote.gc()))
+                .post("/v1/store/lease-verdict/reset", (req, res) -> Responses.json(res, 200, remote.resetLeaseVerdict()));
     }
 }

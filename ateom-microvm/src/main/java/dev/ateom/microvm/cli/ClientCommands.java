@@ -24,5 +24,6 @@ public final class ClientCommands {
         ateom.addSubcommand(new SnapshotCommands.Delete());
         ateom.addSubcommand(new SnapshotCommands.Push());
         ateom.addSubcommand(new SnapshotCommands.StoreGc());
+        ateom.addSubcommand(new SnapshotCommands.StoreResetVerdict());
     }
 }

@@ -113,6 +113,22 @@ final class SnapshotCommands {
         }
     }
 
+    @Command(name = "store-reset-verdict", description = "Reset the snapshot store's lease verdict (after the store was fixed): "
+            + "every host's recorded finding is deleted, then this host probes again and records what it finds.", mixinStandardHelpOptions = true)
+    static final class StoreResetVerdict extends ClientCommand {
+        @Override
+        JsonNode call(DaemonClient client) throws Exception {
+            return ProgressLine.around("probing the snapshot store", () -> client.post("/v1/store/lease-verdict/reset", ""));
+        }
+
+        @Override
+        void printTable(JsonNode r, PrintStream out) {
+            out.println("lease verdict was " + r.path("previous").path("state").asText() + "; deleted " + r.path("deletedObjects").asInt()
+                    + " verdict objects; now " + r.path("leaseVerdict").path("state").asText() + " (recorded by "
+                    + r.path("leaseVerdict").path("recordedBy").asText() + ": " + r.path("leaseVerdict").path("detail").asText() + ")");
+        }
+    }
+
     @Command(name = "inspect", description = "Inspect a snapshot: manifest, shares, sizes; --verify recomputes every checksum.",
             mixinStandardHelpOptions = true)
     static final class Inspect extends ClientCommand {

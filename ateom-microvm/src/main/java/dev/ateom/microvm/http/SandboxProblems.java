@@ -45,7 +45,10 @@ public final class SandboxProblems {
         };
     }
 
-    /** 503 when the store does not answer, 502 when it answers wrongly or holds damaged data, 409 for conflicts of state. */
+    /**
+     * 503 when the store does not answer, 502 when it answers wrongly or holds damaged data, 409 for conflicts of state,
+     * 507 for a snapshot larger than this host's free disk.
+     */
     private static ApiException storeProblem(RemoteStoreException e) {
         return switch (e.kind()) {
             case NOT_CONFIGURED -> problem(409, "snapshot-store-not-configured", "No snapshot store is configured", e);
@@ -56,6 +59,7 @@ public final class SandboxProblems {
             case CONFLICT -> problem(409, "snapshot-conflict", "The store holds a different snapshot with this id", e);
             case LEASE_HELD -> problem(409, "lease-held", "Another host holds the sandbox's lease", e);
             case LEASES_UNAVAILABLE -> problem(409, "leases-unavailable", "Leases cannot be had from this store", e);
+            case TOO_LARGE -> problem(507, "snapshot-too-large", "The snapshot does not fit on this host", e);
         };
     }
 

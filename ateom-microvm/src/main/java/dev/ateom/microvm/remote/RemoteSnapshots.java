@@ -3,6 +3,7 @@ package dev.ateom.microvm.remote;
 import dev.ateom.microvm.config.RemoteStoreConfig;
 import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.microvm.sandbox.NotFoundException;
+import dev.ateom.microvm.sandbox.PullFor;
 import dev.ateom.microvm.sandbox.RemoteStoreException;
 import dev.ateom.microvm.sandbox.SandboxLeases;
 import dev.ateom.microvm.sandbox.SandboxSpecValidator;
@@ -16,6 +17,8 @@ import dev.ateom.store.GcReport;
 import dev.ateom.store.Lease;
 import dev.ateom.store.LeaseHeldException;
 import dev.ateom.store.LeaseMode;
+import dev.ateom.store.LeaseVerdict;
+import dev.ateom.store.LeaseVerdicts;
 import dev.ateom.store.ProbeResult;
 import dev.ateom.store.PullOptions;
 import dev.ateom.store.PullResult;
@@ -23,7 +26,9 @@ import dev.ateom.store.PushListener;
 import dev.ateom.store.PushStatus;
 import dev.ateom.store.RemoteSnapshotStore;
 import dev.ateom.store.RemoteSnapshotSummary;
+import dev.ateom.store.StoreDamagesDataException;
 import dev.ateom.store.StoreException;
+import dev.ateom.store.StoreOption;
 import dev.ateom.store.TransferState;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
@@ -42,19 +47,21 @@ import static java.lang.System.Logger.Level.WARNING;
 
 /**
  * The daemon's side of the snapshot store: push (on request or after every suspend), pull of snapshots that are
- * not on this host, the store's listing, remote delete and gc. Store errors become domain errors naming the setting
- * to blame; a store that is not configured, or could not be opened, makes every store operation a clear problem
- * while the local features work as without a store.
+ * not on this host, the store's listing, remote delete and gc, leases and the store's lease verdict. Store errors
+ * become domain errors naming the setting to blame; a store that is not configured, could not be opened, or does not
+ * give back what is written to it makes every store operation a clear problem while the local features work as
+ * without a store.
  */
 public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, AutoCloseable {
     private static final System.Logger LOG = System.getLogger(RemoteSnapshots.class.getName());
 
     private final RemoteStoreConfig config;
     private final RemoteSnapshotStore store;
-    private final RemoteStoreException unusable;
+    private volatile RemoteStoreException unusable;
     private final SnapshotStore local;
     private final HypervisorVersion chvVersion;
     private final StoreMetrics metrics;
+    private volatile ProbeResult probedAtStart;
     private Consumer<String> beforePush = sandboxId -> { };
     private Consumer<String> beforeVisibleAfterSuspend = sandboxId -> { };
 
@@ -97,6 +104,10 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
         return remote;
     }
 
+    /**
+     * Access, then a probe object written and read back (a store that damages what it keeps is refused for good: every
+     * store request answers 502), then the store's lease verdict, established by probing unless a final one is recorded.
+     */
     private void checkAtStart() {
         String location = config.settings().location().toString();
         try {
@@ -106,22 +117,34 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
                     + "; store operations will fail until it is, local snapshots work as usual");
             return;
         }
-        String leases = config.settings().leases() == LeaseMode.OFF
-                ? "leases are off (--snapshot-store-leases=off): adopting takes no lease, keep two hosts from running one sandbox yourself"
-                : null;
         try {
-            ProbeResult probe = store.probe();
-            if (leases == null) {
-                leases = probe.leasesSafe() ? "every sandbox holds its lease while it runs here (create, clone, resume and adopt take it; "
-                        + "suspend and delete give it back)"
-                        : "adopting is refused unless --snapshot-store-leases=off (leases need conditional writes)";
-            }
-            LOG.log(probe.leasesSafe() || config.settings().leases() == LeaseMode.OFF ? INFO : WARNING,
-                    "snapshot store " + location + " reachable (host " + config.hostId() + "); conditional writes "
-                            + probe.conditionalWrites() + " (" + probe.detail() + "); " + leases
-                            + (config.pushOnSuspend() ? "; every suspend pushes" : ""));
+            store.checkRoundTrip();
+        } catch (StoreDamagesDataException e) {
+            unusable = new RemoteStoreException(RemoteStoreException.Kind.REFUSED, "snapshot store " + location + " cannot be used: "
+                    + e.getMessage(), StoreOption.ENDPOINT.flag(), e);
+            LOG.log(WARNING, unusable.detail() + "; store requests answer 502 until the daemon is restarted with a store that keeps "
+                    + "what is written to it, local snapshots work as usual");
+            return;
+        } catch (StoreException e) {
+            LOG.log(WARNING, "snapshot store " + location + " reachable, but writing and reading back a probe object failed: " + e.getMessage());
+            return;
+        }
+        try {
+            LeaseVerdicts.Established established = store.leaseVerdicts().establish(config.hostId());
+            established.probe().ifPresent(probe -> probedAtStart = probe);
+            LeaseVerdict verdict = established.verdict();
+            String probe = established.probe().map(p -> "conditional-write probe found " + p.conditionalWrites() + " (" + p.cost() + ")")
+                    .orElse("not probed: a verdict other than HONOURED is final until an operator resets it (ateom store-reset-verdict)");
+            String leases = config.settings().leases() == LeaseMode.OFF
+                    ? "leases are off (--snapshot-store-leases=off): adopting takes no lease, keep two hosts from running one sandbox yourself"
+                    : verdict.leasesSafe() ? "every sandbox holds its lease while it runs here (create, clone, resume and adopt take it; "
+                    + "suspend and delete give it back)"
+                    : "adopting is refused unless --snapshot-store-leases=off (leases need conditional writes every host can trust)";
+            LOG.log(verdict.leasesSafe() || config.settings().leases() == LeaseMode.OFF ? INFO : WARNING,
+                    "snapshot store " + location + " reachable (host " + config.hostId() + "); lease verdict " + verdict.describe() + "; "
+                            + probe + "; " + leases + (config.pushOnSuspend() ? "; every suspend pushes" : ""));
         } catch (IOException e) {
-            LOG.log(WARNING, "snapshot store " + location + " reachable, but its conditional-write probe failed: " + e.getMessage());
+            LOG.log(WARNING, "snapshot store " + location + " reachable, but its lease verdict could not be established: " + e.getMessage());
         }
     }
 
@@ -150,7 +173,7 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
         out.put("hostId", config.hostId());
         out.put("pushOnSuspend", config.pushOnSuspend());
         out.put("leases", config.settings().leases() == LeaseMode.OFF ? "off" : "on");
-        if (store == null) {
+        if (unusable != null) {
             out.put("usable", false);
             out.put("error", unusable.detail());
             return out;
@@ -158,13 +181,43 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
         try {
             store.checkAccess();
             out.put("usable", true);
-        } catch (StoreException e) {
+            out.put("leaseVerdict", LeaseVerdictView.of(store.leaseVerdicts().read()));
+        } catch (IOException e) {
             out.put("usable", false);
             out.put("error", e.getMessage());
         }
-        store.lastProbe().ifPresent(probe -> out.put("conditionalWrites", Map.of("result", probe.conditionalWrites(), "detail", probe.detail())));
+        ProbeResult probe = probedAtStart;
+        if (probe != null) {
+            out.put("conditionalWrites", Map.of("result", probe.conditionalWrites(), "detail", probe.detail(), "requests", probe.requests(),
+                    "tookMs", probe.took().toMillis()));
+        }
         out.put("chunkCache", store.chunkCache().stats());
         return out;
+    }
+
+    /**
+     * {@code POST /v1/store/lease-verdict/reset} ({@code ateom store-reset-verdict}): an operator says the store's
+     * verdict no longer holds (the store was fixed or replaced). Every verdict object is deleted, then this host probes
+     * again and records what it finds, which every host uses from its next lease decision on.
+     */
+    public Map<String, Object> resetLeaseVerdict() {
+        RemoteSnapshotStore remote = usable();
+        try {
+            LeaseVerdict before = remote.leaseVerdicts().read();
+            int deleted = remote.leaseVerdicts().reset();
+            LeaseVerdicts.Established after = remote.leaseVerdicts().establish(config.hostId());
+            after.probe().ifPresent(probe -> probedAtStart = probe);
+            LOG.log(WARNING, "lease verdict of snapshot store " + config.settings().location() + " reset by an operator on host "
+                    + config.hostId() + " (was " + before.describe() + "; " + deleted + " verdict objects deleted); probed again: "
+                    + after.verdict().describe() + after.probe().map(p -> " (" + p.cost() + ")").orElse(""));
+            Map<String, Object> out = new LinkedHashMap<>();
+            out.put("previous", LeaseVerdictView.of(before));
+            out.put("deletedObjects", deleted);
+            out.put("leaseVerdict", LeaseVerdictView.of(after.verdict()));
+            return out;
+        } catch (IOException e) {
+            throw StoreFailures.of("resetting the lease verdict", null, e);
+        }
     }
 
     // ------------------------------------------------------------------ push
@@ -197,7 +250,7 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
     /** After a suspend's commit, with {@code --push-on-suspend}: a background push (its failure is logged and shown, never thrown). */
     public void pushAfterSuspend(String snapshotId) {
         if (!configured() || !config.pushOnSuspend()) return;
-        if (store == null) {
+        if (unusable != null) {
             LOG.log(WARNING, "snapshot " + snapshotId + " not pushed: " + unusable.detail());
             return;
         }
@@ -236,7 +289,7 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
     /** What {@code GET /v1/snapshots/{id}} shows under {@code remote}; empty when no store is configured. */
     public Optional<RemoteState> stateOf(String snapshotId) {
         if (!configured()) return Optional.empty();
-        if (store == null) return Optional.of(RemoteState.unknown(unusable.detail()));
+        if (unusable != null) return Optional.of(RemoteState.unknown(unusable.detail()));
         Optional<PushStatus> push = store.pushStatus(snapshotId);
         if (push.isPresent()) return Optional.of(RemoteState.of(push.get()));
         try {
@@ -251,8 +304,8 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
         Map<String, RemoteState> states = new LinkedHashMap<>();
         if (!configured()) return states;
         Set<String> inStore = Set.of();
-        String error = store == null ? unusable.detail() : null;
-        if (store != null) {
+        String error = unusable != null ? unusable.detail() : null;
+        if (error == null) {
             try {
                 inStore = store.list().stream().map(RemoteSnapshotSummary::snapshotId).collect(Collectors.toSet());
             } catch (IOException e) {
@@ -260,7 +313,7 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
             }
         }
         for (String id : snapshotIds) {
-            Optional<PushStatus> push = store == null ? Optional.empty() : store.pushStatus(id);
+            Optional<PushStatus> push = unusable != null ? Optional.empty() : store.pushStatus(id);
             states.put(id, push.map(RemoteState::of).orElse(error != null ? RemoteState.unknown(error)
                     : inStore.contains(id) ? RemoteState.inStore() : RemoteState.notPushed()));
         }
@@ -270,8 +323,15 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
     // ------------------------------------------------------------------ pull
 
     @Override
-    public void fetch(String snapshotId, boolean allowCpuMismatch) {
+    public void fetch(String snapshotId, boolean allowCpuMismatch, PullFor purpose) {
         RemoteSnapshotStore remote = usable();
+        try {
+            new PullAdmission(remote, config.hostId()).check(snapshotId, purpose, heldWhileRunning());
+        } catch (IOException e) {
+            RuntimeException refusal = StoreFailures.of("snapshot " + snapshotId + " (nothing was pulled)", snapshotId, e);
+            LOG.log(INFO, "snapshot " + snapshotId + " not pulled: " + refusal.getMessage());
+            throw refusal;
+        }
         PullOptions options = chvVersion.get().map(PullOptions::forHost).orElse(new PullOptions(Optional.empty(), false, false));
         if (chvVersion.get().isEmpty()) LOG.log(WARNING, "pull of snapshot " + snapshotId + ": this host's CHV version is unknown, not compared");
         if (allowCpuMismatch) options = options.allowingCpuMismatch();
@@ -302,8 +362,8 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
     public boolean heldWhileRunning() {
         // not probed yet (the store was unreachable at start): assumed to hold, so a sandbox that has been in the store
         // does not run unchecked after a restart during an outage; the first take probes (LeaseKeeper)
-        return store != null && config.settings().leases() == LeaseMode.ENFORCED
-                && store.lastProbe().map(ProbeResult::leasesSafe).orElse(true);
+        return unusable == null && config.settings().leases() == LeaseMode.ENFORCED
+                && store.leaseVerdicts().last().map(verdict -> !verdict.isFinal()).orElse(true);
     }
 
     @Override
@@ -321,7 +381,7 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
 
     @Override
     public void release(String sandboxId) {
-        if (store == null || config.settings().leases() == LeaseMode.OFF) return;
+        if (unusable != null || config.settings().leases() == LeaseMode.OFF) return;
         try {
             if (store.leases().holder(sandboxId).filter(lease -> lease.hostId().equals(config.hostId())).isPresent()) {
                 store.leases().release(sandboxId, config.hostId());
@@ -336,7 +396,7 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
     /** A store that cannot be asked does not stop a resume here (logged): availability of this host's sandboxes comes first. */
     @Override
     public void requireNotHeldByAnother(String sandboxId) {
-        if (store == null || config.settings().leases() == LeaseMode.OFF) return;
+        if (unusable != null || config.settings().leases() == LeaseMode.OFF) return;
         try {
             store.leases().requireNotHeldByAnother(sandboxId, config.hostId());
         } catch (LeaseHeldException e) {
@@ -379,7 +439,8 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
     }
 
     private RemoteSnapshotStore usable() {
-        if (store == null) throw new RemoteStoreException(unusable.kind(), unusable.detail(), unusable.option(), unusable.getCause());
+        RemoteStoreException refusal = unusable;
+        if (refusal != null) throw new RemoteStoreException(refusal.kind(), refusal.detail(), refusal.option(), refusal.getCause());
         return store;
     }
 

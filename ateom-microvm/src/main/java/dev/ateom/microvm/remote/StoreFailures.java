@@ -12,6 +12,7 @@ import dev.ateom.store.PulledSnapshotInvalidException;
 import dev.ateom.store.RemoteFormatException;
 import dev.ateom.store.RemoteSnapshotConflictException;
 import dev.ateom.store.RemoteSnapshotNotFoundException;
+import dev.ateom.store.SnapshotTooLargeException;
 import dev.ateom.store.StoreConfigException;
 import dev.ateom.store.StoreCredentialsException;
 import dev.ateom.store.StoreException;
@@ -42,6 +43,7 @@ final class StoreFailures {
             case RemoteSnapshotConflictException conflict -> Kind.CONFLICT;
             case LeaseHeldException held -> Kind.LEASE_HELD;
             case LeasesUnavailableException unavailable -> Kind.LEASES_UNAVAILABLE;
+            case SnapshotTooLargeException tooLarge -> Kind.TOO_LARGE;
             case StoreUnavailableException unavailable -> Kind.UNAVAILABLE;
             case BucketNotFoundException bucket -> Kind.REFUSED;
             case StoreCredentialsException credentials -> Kind.REFUSED;

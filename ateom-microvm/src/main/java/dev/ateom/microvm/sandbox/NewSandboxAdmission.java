@@ -16,8 +16,11 @@ import java.util.function.Function;
  * Nothing is made on this host but a pulled snapshot.
  */
 final class NewSandboxAdmission {
-    /** What an admitted request becomes: the new sandbox's id and spec, and for a clone the snapshot it restores. */
-    record Plan(String id, SandboxSpec spec, SnapshotCatalog.SnapshotHandle source) {
+    /**
+     * What an admitted request becomes: the new sandbox's id and spec, and for a clone the snapshot it restores and how
+     * long pulling it from the store took (null when it was here).
+     */
+    record Plan(String id, SandboxSpec spec, SnapshotCatalog.SnapshotHandle source, Duration pulled) {
         Operation operation() { return source == null ? Operation.CREATE : Operation.CLONE; }
     }
 
@@ -48,13 +51,13 @@ final class NewSandboxAdmission {
     Plan plan(SandboxSpec request, String id, RestoreOptions options, Function<String, SandboxState> stateOfTaken) {
         if (!request.isClone()) {
             if (request.hasNetwork()) networks.requireAvailable(null, null);
-            return new Plan(id, request.withId(id), null);
+            return new Plan(id, request.withId(id), null, null);
         }
         SandboxState taken = stateOfTaken.apply(id);
         if (taken != null) throw new AlreadyExistsException(id, taken);
         // a pull is the long part of such a clone: an asynchronous one is admitted before it, to report its bytes
         if (snapshots.wouldPull(request.fromSnapshot())) OperationProgress.current().admitted(id);
-        snapshots.ensureLocal(request.fromSnapshot(), options.allowCpuMismatch());
+        Duration pulled = snapshots.ensureLocal(request.fromSnapshot(), options.allowCpuMismatch(), new PullFor.Sandbox(id)).orElse(null);
         SnapshotCatalog.SnapshotHandle source = snapshots.open(request.fromSnapshot());
         requireSameNic(request, source);
         SandboxSpec spec = request.cloneOf(source.sandboxSpec(), id);
@@ -63,7 +66,7 @@ final class NewSandboxAdmission {
         if (!stored.isEmpty()) throw new InvalidSpecException(stored);
         snapshots.requireConfigAsWritten(source);
         if (spec.hasNetwork()) networks.requireAvailable(null, null);
-        return new Plan(id, spec, source);
+        return new Plan(id, spec, source, pulled);
     }
 
     /** A clone has the NIC its snapshot's VM had: a network can be neither added nor taken away. */

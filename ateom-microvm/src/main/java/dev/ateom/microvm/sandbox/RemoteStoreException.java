@@ -21,8 +21,10 @@ public final class RemoteStoreException extends SandboxException {
         CONFLICT,
         /** another host holds the lease of the sandbox */
         LEASE_HELD,
-        /** leases are enforced but the store does not honour conditional writes */
-        LEASES_UNAVAILABLE
+        /** leases are enforced but the store's lease verdict is not HONOURED */
+        LEASES_UNAVAILABLE,
+        /** the snapshot's files do not fit on this host's state filesystem: nothing was pulled */
+        TOO_LARGE
     }
 
     private final Kind kind;

@@ -132,7 +132,8 @@ public final class SandboxManager implements AutoCloseable {
      */
     public OperationResult adopt(String snapshotId, RestoreOptions options) {
         requireHypervisor();
-        boolean pulledNow = context.snapshots().ensureLocal(snapshotId, options.allowCpuMismatch());
+        boolean pulledNow = context.snapshots().ensureLocal(snapshotId, options.allowCpuMismatch(), new PullFor.Adopt(this::requireNoSandbox))
+                .isPresent();
         String id;
         try {
             id = registerAdopted(snapshotId);
@@ -144,13 +145,18 @@ public final class SandboxManager implements AutoCloseable {
         return resume(id, options);
     }
 
+    /** An adopt is refused, before anything is pulled, when a sandbox of the snapshot's id is here already. */
+    private void requireNoSandbox(String id) {
+        SandboxEntry present = sandboxes.get(id);
+        if (present != null) throw new AlreadyExistsException(id, present.record().state());
+    }
+
     /** The adopted sandbox's lease, directories and SUSPENDED record; returns its id. On failure nothing of it is left. */
     private String registerAdopted(String snapshotId) {
         SnapshotCatalog.SnapshotHandle handle = context.snapshots().open(snapshotId);
         Manifest.SourceSandbox source = handle.snapshot().manifest().source();
         String id = source.sandboxId();
-        SandboxEntry present = sandboxes.get(id);
-        if (present != null) throw new AlreadyExistsException(id, present.record().state());
+        requireNoSandbox(id);
         leases.acquire(id);
         SandboxEntry entry = new SandboxEntry(SandboxRecord.adopted(id, handle.sandboxSpec(),
                 new ActorIdentity(source.name(), source.namespace(), source.uid()), snapshotId));
@@ -246,7 +252,8 @@ public final class SandboxManager implements AutoCloseable {
             OperationProgress.current().admitted(id);
             entry.claiming(leases.claim(entry.record(), plan.operation()));
             try {
-                return plan.source() == null ? new CreateOperation(context).run(entry) : new CloneOperation(context, plan.source()).run(entry);
+                return plan.source() == null ? new CreateOperation(context).run(entry)
+                        : new CloneOperation(context, plan.source(), plan.pulled()).run(entry);
             } finally {
                 leases.follow(entry);
             }

@@ -25,6 +25,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -155,15 +156,18 @@ public final class SnapshotCatalog {
     }
 
     /**
-     * Makes sure the snapshot is on this host, pulling it from the store if it is not (see {@link SnapshotFetcher}).
+     * Makes sure the snapshot is on this host, pulling it from the store for {@code purpose} if it is not (see
+     * {@link SnapshotFetcher}).
      *
-     * @return whether it was pulled now (it was not here before), so a refused request can remove what it brought
+     * @return how long the pull took, if it was pulled now (it was not here before), so a refused request can remove
+     *         what it brought and a clone can report the pull among its timings
      */
-    public boolean ensureLocal(String id, boolean allowCpuMismatch) {
+    public Optional<Duration> ensureLocal(String id, boolean allowCpuMismatch, PullFor purpose) {
         if (!SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches()) throw NotFoundException.snapshot(id);
-        if (isLocal(id)) return false;
-        fetcher.fetch(id, allowCpuMismatch);
-        return true;
+        if (isLocal(id)) return Optional.empty();
+        long started = System.nanoTime();
+        fetcher.fetch(id, allowCpuMismatch, purpose);
+        return Optional.of(Duration.ofNanos(System.nanoTime() - started));
     }
 
     /** {@link #open} plus the config.json check, for a resume (whose spec was validated when the sandbox was made). */

@@ -1,5 +1,6 @@
 package dev.ateom.microvm.timing;
 
+import java.time.Duration;
 import java.util.Collections;
 import java.util.LinkedHashMap;
 import java.util.Map;
@@ -10,7 +11,7 @@ import java.util.function.Supplier;
 public final class StepTimer {
     /** Synchronized: a step beside the others ends on its own thread. */
     private final Map<String, Long> millis = Collections.synchronizedMap(new LinkedHashMap<>());
-    private final long start = System.nanoTime();
+    private volatile long start = System.nanoTime();
     private final String operation;
 
     /** @param operation names the operation for {@link CrashPoints} and {@link FailPoints} ({@code create}, {@code suspend}, ...) */
@@ -59,6 +60,15 @@ public final class StepTimer {
             }
         });
         return result;
+    }
+
+    /**
+     * A step that ran before this timer started, for the same operation (a clone's pull happens before its sandbox
+     * exists): listed where it is added, and counted in the total.
+     */
+    public void before(String name, Duration took) {
+        millis.put(name, took.toMillis());
+        start -= took.toNanos();
     }
 
     /** A span that is not one step (a checkpoint's pause window covers several), reported beside the steps. */

@@ -2,6 +2,7 @@ package dev.ateom.microvm.sandbox.operation;
 
 import dev.ateom.microvm.sandbox.Operation;
 import dev.ateom.microvm.sandbox.OperationResult;
+import dev.ateom.microvm.sandbox.PullFor;
 import dev.ateom.microvm.sandbox.RemoteStoreException;
 import dev.ateom.microvm.sandbox.RestoreOptions;
 import dev.ateom.microvm.sandbox.Rollback;
@@ -37,7 +38,8 @@ public final class ResumeOperation {
         if (!context.snapshots().isLocal(record.latestSnapshotId())) {
             // before RESUMING: a pull that fails leaves the sandbox SUSPENDED and untouched, and its problem says why
             try {
-                timer.run("pull", () -> context.snapshots().ensureLocal(record.latestSnapshotId(), options.allowCpuMismatch()));
+                timer.run("pull", () -> context.snapshots().ensureLocal(record.latestSnapshotId(), options.allowCpuMismatch(),
+                        new PullFor.Sandbox(record.id())));
             } catch (RemoteStoreException e) {
                 throw e.concerning(record.id(), record.state());
             }
