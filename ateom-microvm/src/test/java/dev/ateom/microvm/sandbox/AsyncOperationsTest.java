@@ -12,22 +12,17 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.io.ByteArrayOutputStream;
 import java.io.PrintStream;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
 import java.nio.ByteBuffer;
 import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.util.ArrayList;
-import java.util.Iterator;
 import java.util.List;
 import java.util.Map;
 import java.util.Random;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -228,15 +223,7 @@ class AsyncOperationsTest {
 
     /** Polls the operation every few milliseconds, handing each running view to {@code running}, until it finished. */
     private static JsonNode pollUntilFinished(String id, Consumer<JsonNode> running) throws Exception {
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (System.nanoTime() < deadline) {
-            var res = daemon.get("/v1/operations/" + id);
-            assertThat(res.status()).as(res.body().toString()).isEqualTo(200);
-            if (!"running".equals(res.body().path("state").asText())) return res.body();
-            running.accept(res.body());
-            Thread.sleep(5);
-        }
-        throw new AssertionError("operation " + id + " did not finish in a minute");
+        return daemon.awaitOperation(id, running);
     }
 
     /** Lists the operations until the one with {@code id} (missing node when absent) passes {@code until}. */
@@ -262,22 +249,7 @@ class AsyncOperationsTest {
 
     /** The sandbox's events from the start of the ring up to the first that passes {@code last}. */
     private static List<JsonNode> events(String sandbox, Predicate<JsonNode> last) throws Exception {
-        List<JsonNode> out = new ArrayList<>();
-        try (HttpClient http = HttpClient.newHttpClient()) {
-            HttpResponse<Stream<String>> res = http.send(HttpRequest.newBuilder(daemon.uri("/v1/events?since=0&sandbox=" + sandbox))
-                    .header("Authorization", "Bearer " + daemon.token()).GET().build(), HttpResponse.BodyHandlers.ofLines());
-            try (Stream<String> lines = res.body()) {
-                Iterator<String> it = lines.iterator();
-                while (it.hasNext()) {
-                    String line = it.next();
-                    if (!line.startsWith("data: ")) continue;
-                    JsonNode event = ApiJson.mapper().readTree(line.substring(6));
-                    out.add(event);
-                    if (last.test(event)) return out;
-                }
-            }
-        }
-        return out;
+        return daemon.events(sandbox, last);
     }
 
     /** {@link #FILES} files of {@link #FILE_MIB} MiB of random bytes (no holes, nothing a filesystem could share). */

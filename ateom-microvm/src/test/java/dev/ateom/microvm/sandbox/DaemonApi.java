@@ -10,6 +10,12 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.Iterator;
+import java.util.List;
+import java.util.function.Consumer;
+import java.util.function.Predicate;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -111,4 +117,35 @@ abstract class DaemonApi {
     Path runDir() { return root().resolve("run"); }
 
     record Response(int status, String contentType, JsonNode body) {}
+
+    /** Polls an asynchronous operation (bounded, a minute) until it is no longer running; {@code running} sees each running state. */
+    JsonNode awaitOperation(String id, Consumer<JsonNode> running) throws Exception {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (System.nanoTime() < deadline) {
+            var res = get("/v1/operations/" + id);
+            assertThat(res.status()).as(res.body().toString()).isEqualTo(200);
+            if (!"running".equals(res.body().path("state").asText())) return res.body();
+            running.accept(res.body());
+            Thread.sleep(5);
+        }
+        throw new AssertionError("operation " + id + " did not finish in a minute");
+    }
+
+    /** A sandbox's events from the start of the ring up to the first that passes {@code last} (or the end of the stream). */
+    List<JsonNode> events(String sandbox, Predicate<JsonNode> last) throws Exception {
+        List<JsonNode> out = new ArrayList<>();
+        HttpResponse<Stream<String>> res = http.send(HttpRequest.newBuilder(uri("/v1/events?since=0&sandbox=" + sandbox))
+                .header("Authorization", "Bearer " + token()).GET().build(), HttpResponse.BodyHandlers.ofLines());
+        try (Stream<String> lines = res.body()) {
+            Iterator<String> it = lines.iterator();
+            while (it.hasNext()) {
+                String line = it.next();
+                if (!line.startsWith("data: ")) continue;
+                JsonNode event = ApiJson.mapper().readTree(line.substring(6));
+                out.add(event);
+                if (last.test(event)) return out;
+            }
+        }
+        return out;
+    }
 }

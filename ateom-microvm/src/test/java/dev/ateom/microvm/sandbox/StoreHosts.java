@@ -4,6 +4,15 @@ import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.store.ConditionalPutProxy;
 import dev.ateom.store.S3ProxyServer;
+import dev.ateom.store.S3ServerKind;
+import dev.ateom.store.TestS3Server;
+import software.amazon.awssdk.core.sync.RequestBody;
+import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.GetObjectRequest;
+import software.amazon.awssdk.services.s3.model.ListObjectsV2Request;
+import software.amazon.awssdk.services.s3.model.NoSuchKeyException;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.S3Object;
 
 import java.io.IOException;
 import java.net.URI;
@@ -18,16 +27,17 @@ import java.util.Optional;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Hosts sharing one snapshot store, as the store tests and benchmarks set them up: one s3proxy (filesystem backend)
- * on loopback with the bucket {@value #BUCKET}, and in-process daemons with their own state and run dirs below
- * {@code dir/<host-id>}. With {@link Front#LEASE_PROXY} the hosts reach s3proxy through {@link ConditionalPutProxy},
- * so their start probe finds conditional writes HONOURED and leases are enforced; with {@link Front#DIRECT} they
- * talk to s3proxy itself (2.9.0: probe RACY, leases unavailable). Closing stops every host it started, checks that
- * none left processes behind, then stops the server.
+ * Hosts sharing one snapshot store, as the store tests and benchmarks set them up: one test S3 server on loopback
+ * (s3proxy with its filesystem backend unless a {@link S3ServerKind} is named) with the bucket {@value #BUCKET}, and
+ * in-process daemons with their own state and run dirs below {@code dir/<host-id>}. With {@link Front#LEASE_PROXY} the
+ * hosts reach the server through {@link ConditionalPutProxy}, so their start probe finds conditional writes HONOURED
+ * and leases are enforced; with {@link Front#DIRECT} they talk to the server itself (s3proxy 2.9.0 and S3Mock: RACY,
+ * s3rver: IGNORED; leases unavailable). Closing stops every host it started, checks that none left processes behind,
+ * then stops the server.
  * <pre>
  * store = StoreHosts.start(dir, "my-prefix", StoreHosts.Front.LEASE_PROXY);
  * hostA = store.host("host-a", store.flags("host-a", true));
- * store.storedObject("snapshots/x/manifest.json");  // where s3proxy keeps a key of the prefix
+ * store.get("snapshots/x/manifest.json");  store.put(key, bytes);  // over S3, behind the daemons' backs
  * store.leaseHolder("s1");  store.awaitNoLease("s1");
  * </pre>
  */
@@ -39,20 +49,27 @@ final class StoreHosts implements AutoCloseable {
 
     private final Path dir;
     private final String prefix;
-    private final S3ProxyServer s3;
+    private final TestS3Server s3;
     private final ConditionalPutProxy proxy;
+    private final S3Client raw;
     private final List<DaemonHarness> hosts = new ArrayList<>();
 
-    private StoreHosts(Path dir, String prefix, S3ProxyServer s3, ConditionalPutProxy proxy) {
+    private StoreHosts(Path dir, String prefix, TestS3Server s3, ConditionalPutProxy proxy) {
         this.dir = dir;
         this.prefix = prefix;
         this.s3 = s3;
         this.proxy = proxy;
+        this.raw = s3.rawClient();
     }
 
     /** Starts s3proxy (and the proxy) and sets the credentials the daemons' SDK finds (the aws.* system properties). */
     static StoreHosts start(Path dir, String prefix, Front front) throws IOException {
-        S3ProxyServer s3 = S3ProxyServer.start(Files.createDirectories(dir.resolve("s3")));
+        return start(dir, prefix, S3ServerKind.S3PROXY, front);
+    }
+
+    /** As {@link #start(Path, String, Front)} with a server of {@code kind}. */
+    static StoreHosts start(Path dir, String prefix, S3ServerKind kind, Front front) throws IOException {
+        TestS3Server s3 = kind.start(Files.createDirectories(dir.resolve("s3")));
         ConditionalPutProxy proxy = null;
         try {
             s3.createBucket(BUCKET);
@@ -61,12 +78,38 @@ final class StoreHosts implements AutoCloseable {
             s3.close();
             throw e;
         }
-        System.setProperty("aws.accessKeyId", S3ProxyServer.IDENTITY);
-        System.setProperty("aws.secretAccessKey", S3ProxyServer.CREDENTIAL);
+        System.setProperty("aws.accessKeyId", s3.accessKeyId());
+        System.setProperty("aws.secretAccessKey", s3.secretAccessKey());
         return new StoreHosts(dir, prefix, s3, proxy);
     }
 
-    S3ProxyServer s3() { return s3; }
+    TestS3Server s3() { return s3; }
+
+    /** An object of the prefix, read over S3 (empty when absent). */
+    Optional<byte[]> get(String key) {
+        try {
+            return Optional.of(raw.getObjectAsBytes(GetObjectRequest.builder().bucket(BUCKET).key(prefix + "/" + key).build()).asByteArray());
+        } catch (NoSuchKeyException e) {
+            return Optional.empty();
+        }
+    }
+
+    /** Writes an object of the prefix over S3, as someone else with access to the bucket would. */
+    void put(String key, byte[] content) {
+        raw.putObject(PutObjectRequest.builder().bucket(BUCKET).key(prefix + "/" + key).build(), RequestBody.fromBytes(content));
+    }
+
+    /** The bytes the objects below a key prefix of the prefix hold, as the store lists them. */
+    long bytesUnder(String keyPrefix) {
+        return raw.listObjectsV2Paginator(ListObjectsV2Request.builder().bucket(BUCKET).prefix(prefix + "/" + keyPrefix).build()).contents()
+                .stream().filter(o -> !o.key().endsWith("/")).mapToLong(S3Object::size).sum();
+    }
+
+    /** The keys below a key prefix of the prefix, relative to the prefix. */
+    List<String> list(String keyPrefix) {
+        return raw.listObjectsV2Paginator(ListObjectsV2Request.builder().bucket(BUCKET).prefix(prefix + "/" + keyPrefix).build()).contents()
+                .stream().map(o -> o.key().substring(prefix.length() + 1)).filter(k -> !k.endsWith("/")).toList();
+    }
 
     /** The endpoint the hosts are given: the proxy's, or s3proxy's own. */
     URI endpoint() { return proxy != null ? proxy.endpoint() : s3.endpoint(); }
@@ -95,21 +138,21 @@ final class StoreHosts implements AutoCloseable {
         return host;
     }
 
-    /** Where s3proxy's filesystem backend keeps a key of the prefix: tests read leases and plant damage there. */
+    /** Where s3proxy's filesystem backend keeps a key of the prefix (s3proxy only): tests plant damage there. */
     Path storedObject(String key) {
-        return s3.dataDirectory().resolve(BUCKET).resolve(prefix).resolve(key);
+        return ((S3ProxyServer) s3).dataDirectory().resolve(BUCKET).resolve(prefix).resolve(key);
     }
 
-    /** The host holding a sandbox's lease, if any (read where s3proxy keeps it). */
+    /** The host holding a sandbox's lease, if any. */
     Optional<String> leaseHolder(String sandboxId) throws IOException {
-        Path lease = storedObject("leases/" + sandboxId);
-        if (!Files.exists(lease)) return Optional.empty();
-        return Optional.of(ApiJson.mapper().readTree(lease.toFile()).path("hostId").asText());
+        Optional<byte[]> lease = get("leases/" + sandboxId);
+        if (lease.isEmpty()) return Optional.empty();
+        return Optional.of(ApiJson.mapper().readTree(lease.get()).path("hostId").asText());
     }
 
     /** Waits (bounded) until nobody holds a sandbox's lease: a suspend gives it back in the background, after its answer. */
     void awaitNoLease(String sandboxId) throws Exception {
-        for (int i = 0; i < 600 && Files.exists(storedObject("leases/" + sandboxId)); i++) Thread.sleep(50);
+        for (int i = 0; i < 600 && leaseHolder(sandboxId).isPresent(); i++) Thread.sleep(50);
         assertThat(leaseHolder(sandboxId)).as("holder of the lease of " + sandboxId + " after 30 s").isEmpty();
     }
 
@@ -120,6 +163,7 @@ final class StoreHosts implements AutoCloseable {
             assertThat(TestTools.leakedChildren()).as("processes left behind").isEmpty();
         } finally {
             if (proxy != null) proxy.close();
+            raw.close();
             s3.close();
             System.clearProperty("aws.accessKeyId");
             System.clearProperty("aws.secretAccessKey");

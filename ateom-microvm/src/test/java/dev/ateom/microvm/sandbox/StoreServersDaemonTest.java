@@ -1,0 +1,335 @@
+package dev.ateom.microvm.sandbox;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ArrayNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ateom.microvm.config.ConfigOption;
+import dev.ateom.microvm.json.ApiJson;
+import dev.ateom.snapshot.TreeDeleter;
+import dev.ateom.store.ConditionalPutProxy;
+import dev.ateom.store.S3ServerKind;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.AfterParameterizedClassInvocation;
+import org.junit.jupiter.params.BeforeParameterizedClassInvocation;
+import org.junit.jupiter.params.Parameter;
+import org.junit.jupiter.params.ParameterizedClass;
+import org.junit.jupiter.params.provider.EnumSource;
+
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ThreadLocalRandom;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static dev.ateom.microvm.sandbox.SnapshotStoreDaemonTest.awaitPushed;
+import static dev.ateom.microvm.sandbox.SnapshotStoreDaemonTest.awaitSettled;
+import static dev.ateom.microvm.sandbox.SnapshotStoreDaemonTest.cloneRequest;
+import static dev.ateom.microvm.sandbox.SnapshotStoreDaemonTest.downloadedBytes;
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Two daemons sharing one store, on each S3 server the tests start (s3proxy, S3Mock, s3rver), reached only over S3
+ * (in-process daemons, the CHV stand-in's {@code none} backend, real virtiofsd). Host A pushes on every suspend, host
+ * B starts with an empty local store. None of the three honours conditional writes, so leases are unavailable.
+ */
+@ParameterizedClass(name = "{0}")
+@EnumSource(S3ServerKind.class)
+class StoreServersDaemonTest {
+    private static Path dir;
+    private static StoreHosts store;
+    private static DaemonHarness hostA;
+    private static DaemonHarness hostB;
+
+    @Parameter
+    S3ServerKind kind;
+
+    @BeforeParameterizedClassInvocation
+    static void start(S3ServerKind kind) throws Exception {
+        dir = Files.createTempDirectory("ateom-servers-" + kind.name().toLowerCase(Locale.ROOT) + "-");
+        store = StoreHosts.start(dir, "fleet-" + kind.name().toLowerCase(Locale.ROOT), kind, StoreHosts.Front.DIRECT);
+        hostA = store.host("host-a", store.flags("host-a", true));
+        // every host of a fleet has the guest images at the same paths: B allows A's image dir, which its clones name
+        hostB = store.host("host-b", imagesOfA(store.flags("host-b", false)));
+    }
+
+    @AfterParameterizedClassInvocation
+    static void stop() throws IOException {
+        try {
+            store.close();
+        } finally {
+            TreeDeleter.delete(dir);
+        }
+    }
+
+    private static Map<ConfigOption, String> imagesOfA(Map<ConfigOption, String> flags) throws IOException {
+        flags.put(ConfigOption.IMAGE_ROOTS, Files.createDirectories(DaemonHarness.imageDir(store.root("host-a"))).toString());
+        return flags;
+    }
+
+    @Test
+    void aSnapshotPushedOnOneHostIsClonedOnTheOtherByteIdenticalWithItsPullTimedAndReported() throws Exception {
+        hostA.createOk(hostA.spec("move-1", "move-1"));
+        Path durable = hostA.stateDir().resolve("sandboxes/move-1/durable/data");
+        writeAwkwardTree(durable);
+        String snapshotId = suspend(hostA, "move-1");
+        awaitPushed(hostA, snapshotId);
+
+        var accepted = hostB.post("/v1/sandboxes?async=true", cloneRequest(snapshotId, "moved-1"));
+        assertThat(accepted.status()).as(accepted.body().toString()).isEqualTo(202);
+        JsonNode done = hostB.awaitOperation(accepted.body().path("id").asText(), running -> { });
+        assertThat(done.path("state").asText()).as(done.toString()).isEqualTo("succeeded");
+        assertThat(done.path("result").path("timingsMs").path("pull").isNumber()).as(done.toString()).isTrue();
+        List<JsonNode> progress = hostB.events("moved-1", e -> "operation".equals(e.path("type").asText()) && e.has("result"));
+        assertThat(progress).as("progress events of the clone").anySatisfy(e -> {
+            assertThat(e.path("progress").path("step").asText()).isEqualTo("pull");
+            assertThat(e.path("progress").path("bytesTotal").asLong()).isPositive();
+        });
+
+        assertSameTree(durable, hostB.stateDir().resolve("sandboxes/moved-1/durable/data"));
+        assertSameTree(hostA.stateDir().resolve("snapshots").resolve(snapshotId), hostB.stateDir().resolve("snapshots").resolve(snapshotId));
+
+        // a second clone finds the snapshot here: no pull
+        var again = hostB.post("/v1/sandboxes", cloneRequest(snapshotId, "moved-2"));
+        assertThat(again.status()).as(again.body().toString()).isEqualTo(201);
+        assertThat(again.body().path("timingsMs").has("pull")).isFalse();
+        for (String id : List.of("moved-1", "moved-2")) assertThat(hostB.delete("/v1/sandboxes/" + id + "?deleteSnapshots=true").status()).isEqualTo(204);
+        assertThat(hostA.delete("/v1/sandboxes/move-1?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    @Test
+    void aSecondPushAfterASmallChangeSendsLittleAndTheStoreHoldsLittleMoreThanOne() throws Exception {
+        hostA.createOk(hostA.spec("dedup-1", "dedup-1"));
+        Path durable = hostA.stateDir().resolve("sandboxes/dedup-1/durable/data");
+        byte[] big = new byte[8 << 20];
+        ThreadLocalRandom.current().nextBytes(big);
+        Files.write(durable.resolve("model.bin"), big);
+        Files.writeString(durable.resolve("notes.txt"), "first");
+        long chunksBefore = storedChunkBytes();
+        String first = suspend(hostA, "dedup-1");
+        JsonNode firstPush = awaitPushed(hostA, first);
+        long oneSnapshot = storedChunkBytes() - chunksBefore;
+
+        assertThat(hostA.post("/v1/sandboxes/dedup-1/resume", "{}").status()).isEqualTo(200);
+        Files.writeString(durable.resolve("notes.txt"), "second, a little longer");
+        String second = suspend(hostA, "dedup-1");
+        JsonNode secondPush = awaitPushed(hostA, second);
+        double sent = secondPush.path("bytesUploaded").asDouble() / firstPush.path("bytesUploaded").asDouble();
+        double held = (double) (storedChunkBytes() - chunksBefore) / oneSnapshot;
+        System.out.printf("%s: the second push sent %.3f of the first; the store holds %.3fx one snapshot%n", kind, sent, held);
+        assertThat(sent).isLessThan(0.2);
+        assertThat(held).isLessThan(1.2);
+        assertThat(hostA.delete("/v1/sandboxes/dedup-1?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    @Test
+    void aCorruptChunkFailsThePullNamingItAndLeavesNothingBehind() throws Exception {
+        String snapshotId = SnapshotStoreDaemonTest.createWriteAndSuspend(hostA, "corrupt-1", "unique " + SnapshotStoreDaemonTest.randomHex());
+        awaitPushed(hostA, snapshotId);
+        String chunk = firstChunkOf(snapshotId, "durable.tar");
+        byte[] bytes = store.get("chunks/" + chunk).orElseThrow();
+        bytes[bytes.length / 2] ^= 0x5a;
+        store.put("chunks/" + chunk, bytes);
+
+        var clone = hostB.post("/v1/sandboxes", cloneRequest(snapshotId, "corrupt-clone"));
+        assertThat(clone.status()).as(clone.body().toString()).isEqualTo(502);
+        assertThat(clone.contentType()).startsWith("application/problem+json");
+        assertThat(clone.body().path("type").asText()).endsWith("snapshot-store-data-invalid");
+        assertThat(clone.body().path("detail").asText()).contains(chunk);
+        assertThat(hostB.get("/v1/sandboxes/corrupt-clone").status()).isEqualTo(404);
+        assertThat(hostB.stateDir().resolve("sandboxes/corrupt-clone")).doesNotExist();
+        assertThat(listNames(hostB.stateDir().resolve("snapshots"))).noneMatch(name -> name.contains(snapshotId));
+        assertThat(listNames(hostB.stateDir().resolve("chunks"))).doesNotContain(chunk);
+        assertThat(hostA.delete("/v1/sandboxes/corrupt-1?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    @Test
+    void aPushCutOffByAnOutageFailsWithoutAManifestAndItsRetrySendsOnlyWhatIsMissing(@TempDir Path other) throws Exception {
+        AtomicInteger chunkPuts = new AtomicInteger();
+        try (ConditionalPutProxy front = new ConditionalPutProxy(store.s3().endpoint())) {
+            Map<ConfigOption, String> flags = store.flags("host-f", false);
+            flags.put(ConfigOption.SNAPSHOT_STORE_ENDPOINT, front.endpoint().toString());
+            try (DaemonHarness host = new DaemonHarness(other, flags)) {
+                host.createOk(host.spec("outage-1", "outage-1"));
+                byte[] data = new byte[12 << 20]; // incompressible and unique: about ten durable chunks of its own
+                ThreadLocalRandom.current().nextBytes(data);
+                Files.write(host.stateDir().resolve("sandboxes/outage-1/durable/data/blob"), data);
+                String snapshotId = suspend(host, "outage-1");
+
+                Set<String> untouched = chunks();
+                front.beforeForwarding((method, path) -> {
+                    if (method.equals("PUT") && path.contains("/chunks/") && chunkPuts.incrementAndGet() == 3) {
+                        awaitChunks(untouched.size() + 2);
+                        store.s3().stop();
+                    }
+                });
+                assertThat(host.post("/v1/snapshots/" + snapshotId + "/push", "").status()).isEqualTo(202);
+                JsonNode failed = awaitSettled(host, snapshotId);
+                assertThat(failed.path("state").asText()).as(failed.toString()).isEqualTo("failed");
+                assertThat(failed.path("error").asText()).isNotEmpty();
+
+                store.s3().restart();
+                assertThat(store.list("snapshots/" + snapshotId + "/")).as("no manifest: the snapshot is absent").isEmpty();
+                Set<String> storedBefore = chunks();
+                assertThat(storedBefore.size() - untouched.size()).as("chunks the cut-off push stored").isGreaterThanOrEqualTo(2);
+                front.beforeForwarding((method, path) -> {
+                    if (method.equals("PUT") && path.contains("/chunks/")) chunkPuts.incrementAndGet();
+                });
+                chunkPuts.set(0);
+                assertThat(host.post("/v1/snapshots/" + snapshotId + "/push", "").status()).isEqualTo(202);
+                JsonNode pushed = awaitPushed(host, snapshotId);
+                Set<String> storedAfter = chunks();
+                assertThat(storedAfter).containsAll(storedBefore);
+                assertThat(chunkPuts.get()).as("chunk PUTs of the retry: only the chunks the store lacked")
+                        .isEqualTo(storedAfter.size() - storedBefore.size()).isPositive();
+                assertThat(pushed.path("bytesDeduplicated").asLong()).as(pushed.toString()).isPositive();
+
+                var clone = hostB.post("/v1/sandboxes", cloneRequest(snapshotId, "outage-clone"));
+                assertThat(clone.status()).as(clone.body().toString()).isEqualTo(201);
+                assertThat(Files.mismatch(host.stateDir().resolve("sandboxes/outage-1/durable/data/blob"),
+                        hostB.stateDir().resolve("sandboxes/outage-clone/durable/data/blob"))).isEqualTo(-1L);
+                assertThat(hostB.delete("/v1/sandboxes/outage-clone?deleteSnapshots=true").status()).isEqualTo(204);
+                assertThat(host.delete("/v1/sandboxes/outage-1?deleteSnapshots=true").status()).isEqualTo(204);
+            }
+        }
+    }
+
+    @Test
+    void anAdoptIsRefusedBeforeAnyPullWhereLeasesAreNotHonouredAndMovesTheSandboxWithLeasesOff(@TempDir Path other) throws Exception {
+        String notes = "moves with its identity " + SnapshotStoreDaemonTest.randomHex();
+        String snapshotId = SnapshotStoreDaemonTest.createWriteAndSuspend(hostA, "adopt-1", notes);
+        awaitPushed(hostA, snapshotId);
+        String uid = hostA.get("/v1/sandboxes/adopt-1").body().path("identity").path("uid").asText();
+        ObjectNode adopt = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshotId).put("adopt", true);
+
+        double downloaded = downloadedBytes(hostB);
+        var refused = hostB.post("/v1/sandboxes", adopt);
+        assertThat(refused.status()).as(refused.body().toString()).isEqualTo(409);
+        assertThat(refused.body().path("type").asText()).endsWith("leases-unavailable");
+        assertThat(refused.body().path("detail").asText()).contains("snapshot-store-leases").contains(kind.conditionalWrites().name())
+                .contains("nothing was pulled");
+        assertThat(downloadedBytes(hostB)).as("bytes downloaded by the refused adopt").isEqualTo(downloaded);
+        assertThat(listNames(hostB.stateDir().resolve("snapshots"))).as("snapshots and staging dirs").noneMatch(n -> n.contains(snapshotId));
+        assertThat(hostB.get("/v1/sandboxes/adopt-1").status()).isEqualTo(404);
+        assertThat(hostB.stateDir().resolve("sandboxes/adopt-1")).doesNotExist();
+
+        Map<ConfigOption, String> flags = imagesOfA(new EnumMap<>(store.flags("host-c", false)));
+        flags.put(ConfigOption.SNAPSHOT_STORE_LEASES, "off");
+        try (DaemonHarness hostC = new DaemonHarness(other, flags)) {
+            var adopted = hostC.post("/v1/sandboxes", adopt);
+            assertThat(adopted.status()).as(adopted.body().toString()).isEqualTo(201);
+            JsonNode sandbox = adopted.body().path("sandbox");
+            assertThat(sandbox.path("id").asText()).isEqualTo("adopt-1");
+            assertThat(sandbox.path("state").asText()).isEqualTo("RUNNING");
+            assertThat(sandbox.path("identity").path("uid").asText()).isEqualTo(uid);
+            assertThat(Files.readString(hostC.stateDir().resolve("sandboxes/adopt-1/durable/data/notes.txt"))).isEqualTo(notes);
+            assertThat(store.list("leases/")).as("leases off: none taken").isEmpty();
+            assertThat(hostC.delete("/v1/sandboxes/adopt-1?deleteSnapshots=true").status()).isEqualTo(204);
+        }
+        assertThat(hostA.delete("/v1/sandboxes/adopt-1?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    @Test
+    void everyHostShowsTheSameLeaseVerdictAndGcKeepsEveryReferencedChunk() throws Exception {
+        JsonNode onA = hostA.get("/v1/store").body().path("leaseVerdict");
+        JsonNode onB = hostB.get("/v1/store").body().path("leaseVerdict");
+        assertThat(onA.path("state").asText()).as(onA.toString()).isEqualTo(kind.conditionalWrites().name());
+        assertThat(onA.path("leasesSafe").asBoolean(true)).isFalse();
+        assertThat(onB).isEqualTo(onA);
+        assertThat(onA.path("recordedBy").asText()).isIn("host-a", "host-b");
+
+        String snapshotId = SnapshotStoreDaemonTest.createWriteAndSuspend(hostA, "gc-1", "gc " + SnapshotStoreDaemonTest.randomHex());
+        awaitPushed(hostA, snapshotId);
+        var gc = hostB.post("/v1/store/gc", "");
+        assertThat(gc.status()).as(gc.body().toString()).isEqualTo(200);
+        assertThat(gc.body().path("removed")).as("everything is referenced or younger than the grace").isEmpty();
+        assertThat(gc.body().path("missing")).isEmpty();
+        assertThat(store.get("chunks/" + firstChunkOf(snapshotId, "durable.tar"))).isPresent();
+        assertThat(hostA.delete("/v1/sandboxes/gc-1?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    // ------------------------------------------------------------------ helpers
+
+    private static String suspend(DaemonHarness host, String id) throws Exception {
+        var suspended = host.post("/v1/sandboxes/" + id + "/suspend", "{}");
+        assertThat(suspended.status()).as(suspended.body().toString()).isEqualTo(200);
+        return suspended.body().path("snapshotId").asText();
+    }
+
+    /** A durable tree with what archives get wrong: a name that is not UTF-8, modes, an empty file, a symlink, a subdir. */
+    private static void writeAwkwardTree(Path durable) throws Exception {
+        Files.writeString(durable.resolve("notes.txt"), "written on host A " + SnapshotStoreDaemonTest.randomHex());
+        Path secret = Files.writeString(durable.resolve("secret.txt"), "0640");
+        Files.setPosixFilePermissions(secret, PosixFilePermissions.fromString("rw-r-----"));
+        Files.createFile(durable.resolve("empty"));
+        Files.createSymbolicLink(durable.resolve("link"), Path.of("notes.txt"));
+        Files.writeString(Files.createDirectories(durable.resolve("sub/deeper")).resolve("file"), "deep");
+        run("sh", "-c", "printf 'latin-1' > \"$1/$(printf 'caf\\351')\"", "sh", durable.toString());
+    }
+
+    /** Two trees hold the same names (as bytes), types, modes, sizes, link targets and contents. */
+    private static void assertSameTree(Path expected, Path actual) throws Exception {
+        assertThat(run("sh", "-c", "cd \"$1\" && find . -printf '%P|%y|%m|%s|%l\\n' | LC_ALL=C sort", "sh", actual.toString()))
+                .isEqualTo(run("sh", "-c", "cd \"$1\" && find . -printf '%P|%y|%m|%s|%l\\n' | LC_ALL=C sort", "sh", expected.toString()));
+        run("diff", "-r", "--no-dereference", expected.toString(), actual.toString());
+    }
+
+    /** Runs a command; its output, or an assertion error with it when it fails. */
+    private static String run(String... command) throws Exception {
+        Process process = new ProcessBuilder(command).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.ISO_8859_1);
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).as(String.join(" ", command)).isTrue();
+        assertThat(process.exitValue()).as(String.join(" ", command) + ": " + output).isZero();
+        return output;
+    }
+
+    private String firstChunkOf(String snapshotId, String file) throws IOException {
+        JsonNode manifest = ApiJson.mapper().readTree(store.get("snapshots/" + snapshotId + "/manifest.json").orElseThrow());
+        for (JsonNode entry : (ArrayNode) manifest.path("files")) {
+            if (entry.path("path").asText().equals(file)) return entry.path("chunks").get(0).path("sha256").asText();
+        }
+        throw new AssertionError(file + " not in the manifest of " + snapshotId);
+    }
+
+    private static Set<String> chunks() {
+        Set<String> names = new HashSet<>();
+        for (String key : store.list("chunks/")) {
+            String name = key.substring(key.lastIndexOf('/') + 1);
+            if (name.matches("[0-9a-f]{64}")) names.add(name);
+        }
+        return names;
+    }
+
+    private static long storedChunkBytes() {
+        return store.bytesUnder("chunks/");
+    }
+
+    /** Waits (bounded) until the store holds {@code count} chunks. */
+    private static void awaitChunks(int count) {
+        try {
+            for (int i = 0; i < 200 && chunks().size() < count; i++) Thread.sleep(50);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException(e);
+        }
+    }
+
+    private static List<String> listNames(Path dir) throws IOException {
+        List<String> names = new ArrayList<>();
+        if (!Files.isDirectory(dir)) return names;
+        try (var entries = Files.list(dir)) {
+            entries.forEach(p -> names.add(p.getFileName().toString()));
+        }
+        return names;
+    }
+}
