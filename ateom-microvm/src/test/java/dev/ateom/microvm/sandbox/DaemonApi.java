@@ -10,9 +10,12 @@ import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
 import java.nio.file.Path;
-import java.util.ArrayList;
 import java.util.Iterator;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Consumer;
 import java.util.function.Predicate;
 import java.util.stream.Stream;
@@ -131,21 +134,41 @@ abstract class DaemonApi {
         throw new AssertionError("operation " + id + " did not finish in a minute");
     }
 
-    /** A sandbox's events from the start of the ring up to the first that passes {@code last} (or the end of the stream). */
+    /**
+     * A sandbox's events from the start of the ring up to the first that passes {@code last}; an assertion error if none
+     * does within a minute (the stream stays open for live events: it is read on a thread of its own and closed then).
+     */
     List<JsonNode> events(String sandbox, Predicate<JsonNode> last) throws Exception {
-        List<JsonNode> out = new ArrayList<>();
+        List<JsonNode> out = new CopyOnWriteArrayList<>();
         HttpResponse<Stream<String>> res = http.send(HttpRequest.newBuilder(uri("/v1/events?since=0&sandbox=" + sandbox))
                 .header("Authorization", "Bearer " + token()).GET().build(), HttpResponse.BodyHandlers.ofLines());
-        try (Stream<String> lines = res.body()) {
-            Iterator<String> it = lines.iterator();
-            while (it.hasNext()) {
-                String line = it.next();
-                if (!line.startsWith("data: ")) continue;
-                JsonNode event = ApiJson.mapper().readTree(line.substring(6));
-                out.add(event);
-                if (last.test(event)) return out;
+        Stream<String> lines = res.body();
+        CompletableFuture<Boolean> found = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> {
+            try {
+                Iterator<String> it = lines.iterator();
+                while (it.hasNext()) {
+                    String line = it.next();
+                    if (!line.startsWith("data: ")) continue;
+                    JsonNode event = ApiJson.mapper().readTree(line.substring(6));
+                    out.add(event);
+                    if (last.test(event)) {
+                        found.complete(true);
+                        return;
+                    }
+                }
+                found.complete(false);
+            } catch (IOException | RuntimeException e) {
+                found.completeExceptionally(e);
             }
+        });
+        try {
+            if (found.get(60, TimeUnit.SECONDS)) return List.copyOf(out);
+        } catch (TimeoutException e) {
+            // fall through: not found in time
+        } finally {
+            lines.close();
         }
-        return out;
+        throw new AssertionError("no event of " + sandbox + " ended the wait within a minute; seen: " + out);
     }
 }

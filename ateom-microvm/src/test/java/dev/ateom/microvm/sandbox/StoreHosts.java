@@ -138,6 +138,12 @@ final class StoreHosts implements AutoCloseable {
         return host;
     }
 
+    /** A daemon a test started itself (on another thread, say): closed with the fixture. */
+    synchronized DaemonHarness closesWith(DaemonHarness host) {
+        hosts.add(host);
+        return host;
+    }
+
     /** Where s3proxy's filesystem backend keeps a key of the prefix (s3proxy only): tests plant damage there. */
     Path storedObject(String key) {
         return ((S3ProxyServer) s3).dataDirectory().resolve(BUCKET).resolve(prefix).resolve(key);
