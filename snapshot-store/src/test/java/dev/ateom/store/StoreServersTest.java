@@ -6,6 +6,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import dev.ateom.snapshot.Snapshot;
 import dev.ateom.snapshot.SnapshotLayout;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.time.Duration;
 import java.util.HashMap;
@@ -26,7 +27,10 @@ import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.urlconnection.UrlConnectionHttpClient;
 import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.core.sync.RequestBody;
 import software.amazon.awssdk.services.s3.S3Client;
+import software.amazon.awssdk.services.s3.model.PutObjectRequest;
+import software.amazon.awssdk.services.s3.model.S3Exception;
 
 /**
  * The store on each S3 server the tests start (s3proxy, S3Mock, s3rver), reached only over S3: uploads are fixed-length
@@ -86,6 +90,22 @@ class StoreServersTest extends PerServerTestBase {
         Snapshot copy = hostB.remote().pull("snap-1", hostB.local(), PullOptions.forHost("54.0.0"), PullListener.NONE).snapshot();
         for (String file : Stream.concat(SnapshotLayout.CONTENT_FILES.stream(), Stream.of(SnapshotLayout.MANIFEST)).toList()) {
             assertThat(Files.mismatch(source.layout().directory().resolve(file), copy.layout().directory().resolve(file))).as(file).isEqualTo(-1L);
+        }
+    }
+
+    @Test
+    void aBodyWhoseContentMd5DoesNotMatchIsRefusedWhereTheServerChecksIt() {
+        byte[] body = "what was sent".getBytes(StandardCharsets.US_ASCII);
+        PutObjectRequest lying = PutObjectRequest.builder().bucket(bucket).key(raw.key("md5-probe")).contentLength((long) body.length)
+                .contentMD5(S3Objects.md5("something else".getBytes(StandardCharsets.US_ASCII))).build();
+        try (S3Client client = server.rawClient()) {
+            if (kind.checksContentMd5()) {
+                assertThatThrownBy(() -> client.putObject(lying, RequestBody.fromBytes(body))).isInstanceOf(S3Exception.class)
+                        .satisfies(e -> assertThat(((S3Exception) e).statusCode()).isEqualTo(400));
+            } else {
+                client.putObject(lying, RequestBody.fromBytes(body));
+                assertThat(raw.get("md5-probe")).isEqualTo(body); // kept, unchecked: only the read-back finds damage there
+            }
         }
     }
 

@@ -123,6 +123,8 @@ final class StoreHosts implements AutoCloseable {
         flags.put(ConfigOption.SNAPSHOT_STORE_PATH_STYLE, "true");
         flags.put(ConfigOption.HOST_ID, hostId);
         flags.put(ConfigOption.PUSH_ON_SUSPEND, Boolean.toString(pushOnSuspend));
+        // no idle CHV processes kept started: each is a JVM of the stand-in, and several hosts share two cores
+        flags.put(ConfigOption.VMM_POOL, "0");
         return flags;
     }
 
