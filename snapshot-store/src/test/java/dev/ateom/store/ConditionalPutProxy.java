@@ -75,15 +75,16 @@ public final class ConditionalPutProxy implements AutoCloseable {
     }
 
     private void forward(HttpExchange exchange) throws IOException {
-        boolean conditional = exchange.getRequestHeaders().containsKey("If-None-Match");
-        if (conditional) {
-            conditionalWrites.lock();
-        }
+        boolean locked = false;
         try (exchange) {
             byte[] body = exchange.getRequestBody().readAllBytes();
             observer.accept(exchange.getRequestMethod(), exchange.getRequestURI().getRawPath());
             if (answer.answered(exchange, body)) {
-                return;
+                return; // answered in place: not serialized with the conditional writes it forwards
+            }
+            if (exchange.getRequestHeaders().containsKey("If-None-Match")) {
+                conditionalWrites.lock();
+                locked = true;
             }
             if (exchange.getRequestMethod().equals("PUT")) {
                 body = uploads.apply(exchange.getRequestURI().getRawPath(), body);
@@ -120,7 +121,7 @@ public final class ConditionalPutProxy implements AutoCloseable {
                 exchange.getResponseBody().write(response);
             }
         } finally {
-            if (conditional) {
+            if (locked) {
                 conditionalWrites.unlock();
             }
         }
