@@ -8,6 +8,7 @@ import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
+import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
@@ -59,6 +60,19 @@ abstract class ChildS3Server implements TestS3Server {
     /** CPU the server process has used so far (the benchmark charges each operation what it cost the server). */
     Duration cpuTime() {
         return process == null ? Duration.ZERO : process.info().totalCpuDuration().orElse(Duration.ZERO);
+    }
+
+    /** A fresh directory for a server below {@code workDir}, with its (empty) data dir {@code data} in it. */
+    static Path newDirectory(Path workDir, String name, String data) throws IOException {
+        Path directory = Files.createTempDirectory(workDir, name + "-");
+        Files.createDirectories(directory.resolve(data));
+        return directory;
+    }
+
+    /** Starts {@code server} and returns it once it listens. */
+    static <S extends ChildS3Server> S started(S server) throws IOException {
+        server.startProcess();
+        return server;
     }
 
     final void startProcess() throws IOException {

@@ -22,11 +22,7 @@ public final class S3MockServer extends ChildS3Server {
 
     public static S3MockServer start(Path workDir) throws IOException {
         String version = System.getProperty("ateom.s3mock.version", "4.11.0");
-        Path directory = Files.createTempDirectory(workDir, "s3mock-" + version + "-");
-        Files.createDirectories(directory.resolve("root"));
-        S3MockServer server = new S3MockServer(version, directory, freePort());
-        server.startProcess();
-        return server;
+        return started(new S3MockServer(version, newDirectory(workDir, "s3mock-" + version, "root"), freePort()));
     }
 
     @Override

@@ -45,11 +45,7 @@ public final class S3ProxyServer extends ChildS3Server {
     }
 
     private static S3ProxyServer start(String version, Path workDir, String host, List<String> launcher) throws IOException {
-        Path directory = Files.createTempDirectory(workDir, "s3proxy-" + version + "-");
-        Files.createDirectories(directory.resolve("data"));
-        S3ProxyServer server = new S3ProxyServer(version, directory, freePort(), host, launcher);
-        server.startProcess();
-        return server;
+        return started(new S3ProxyServer(version, newDirectory(workDir, "s3proxy-" + version, "data"), freePort(), host, launcher));
     }
 
     @Override

@@ -18,11 +18,7 @@ public final class S3rverServer extends ChildS3Server {
     }
 
     public static S3rverServer start(Path workDir) throws IOException {
-        Path directory = Files.createTempDirectory(workDir, "s3rver-");
-        Files.createDirectories(directory.resolve("data"));
-        S3rverServer server = new S3rverServer(directory, freePort());
-        server.startProcess();
-        return server;
+        return started(new S3rverServer(newDirectory(workDir, "s3rver", "data"), freePort()));
     }
 
     @Override

@@ -107,6 +107,17 @@ class ModuleBoundariesTest {
                 .check(classes);
     }
 
+    /**
+     * The sandbox domain reaches the snapshot store only through its own interfaces (SnapshotFetcher, SandboxLeases,
+     * PullFor), which remote/ implements: the store client and its exceptions stay in remote/ and config/.
+     */
+    @Test
+    void theSandboxDomainUsesTheStoreOnlyThroughItsOwnInterfaces() {
+        noClasses().that().resideInAPackage("dev.ateom.microvm.sandbox..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.store..", "dev.ateom.microvm.remote..")
+                .check(classes);
+    }
+
     @Test
     void theDaemonDoesNotShipTestFixtures() {
         noClasses().that().resideInAPackage("dev.ateom.microvm..")

@@ -9,7 +9,6 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
@@ -46,8 +45,7 @@ class FourHostsOneVerdictTest {
     @Test
     void everyHostReportsTheSameVerdictAndNoTwoHostsHoldOneLeaseInTwentyRoundsOfConcurrentAdopts() throws Exception {
         store = StoreHosts.start(dir, "four-hosts", S3ServerKind.S3MOCK, StoreHosts.Front.DIRECT);
-        Path images = Files.createDirectories(DaemonHarness.imageDir(store.root("host-0")));
-        List<DaemonHarness> hosts = startAtOnce(images);
+        List<DaemonHarness> hosts = startAtOnce();
 
         List<JsonNode> verdicts = new ArrayList<>();
         for (DaemonHarness host : hosts) verdicts.add(host.get("/v1/store").body().path("leaseVerdict"));
@@ -91,14 +89,13 @@ class FourHostsOneVerdictTest {
     }
 
     /** The four daemons, started on four threads at the same moment: their start probes and verdict writes race. */
-    private static List<DaemonHarness> startAtOnce(Path images) throws Exception {
+    private static List<DaemonHarness> startAtOnce() throws Exception {
         List<Future<DaemonHarness>> starting = new ArrayList<>();
         CountDownLatch start = new CountDownLatch(1);
         try (ExecutorService threads = Executors.newFixedThreadPool(HOSTS)) {
             for (int i = 0; i < HOSTS; i++) {
                 String hostId = "host-" + i;
-                Map<ConfigOption, String> flags = store.flags(hostId, i == 0);
-                flags.put(ConfigOption.IMAGE_ROOTS, images.toString());
+                Map<ConfigOption, String> flags = store.flags(hostId, i == 0, "host-0");
                 Path root = store.root(hostId);
                 starting.add(threads.submit(() -> {
                     start.await();

@@ -61,10 +61,7 @@ class SnapshotStoreDaemonTest {
     static void start() throws Exception {
         store = StoreHosts.start(dir, PREFIX, StoreHosts.Front.LEASE_PROXY);
         hostA = store.host("host-a", storeFlags("host-a", true));
-        // every host of a fleet has the guest images at the same paths: B allows A's image dir, which its clones name
-        Map<ConfigOption, String> hostBFlags = storeFlags("host-b", false);
-        hostBFlags.put(ConfigOption.IMAGE_ROOTS, Files.createDirectories(DaemonHarness.imageDir(store.root("host-a"))).toString());
-        hostB = store.host("host-b", hostBFlags);
+        hostB = store.host("host-b", store.flags("host-b", false, "host-a"));
     }
 
     @AfterAll

@@ -128,6 +128,16 @@ final class StoreHosts implements AutoCloseable {
         return flags;
     }
 
+    /**
+     * The store flags of a host that may restore what {@code imagesOf} snapshots: every host of a fleet has the guest
+     * images at the same paths, so it allows that host's image dir, which its snapshots' specs name.
+     */
+    Map<ConfigOption, String> flags(String hostId, boolean pushOnSuspend, String imagesOf) throws IOException {
+        Map<ConfigOption, String> flags = flags(hostId, pushOnSuspend);
+        flags.put(ConfigOption.IMAGE_ROOTS, Files.createDirectories(DaemonHarness.imageDir(root(imagesOf))).toString());
+        return flags;
+    }
+
     /** The root dir of a host ({@code dir/<host-id>}, created): its guest images go in {@code DaemonHarness.imageDir(root)}. */
     Path root(String hostId) throws IOException {
         return Files.createDirectories(dir.resolve(hostId));

@@ -61,9 +61,7 @@ class StoreServersDaemonTest {
         store = StoreHosts.start(dir, "fleet-" + kind.name().toLowerCase(Locale.ROOT), kind, StoreHosts.Front.DIRECT);
         front = new ConditionalPutProxy(store.s3().endpoint());
         hostA = store.host("host-a", store.flags("host-a", true));
-        // every host of a fleet has the guest images at the same paths: B allows A's image dir, which its clones name
-        Map<ConfigOption, String> flagsB = store.flags("host-b", false);
-        flagsB.put(ConfigOption.IMAGE_ROOTS, Files.createDirectories(DaemonHarness.imageDir(store.root("host-a"))).toString());
+        Map<ConfigOption, String> flagsB = store.flags("host-b", false, "host-a");
         flagsB.put(ConfigOption.SNAPSHOT_STORE_ENDPOINT, front.endpoint().toString());
         flagsB.put(ConfigOption.SNAPSHOT_STORE_LEASES, "off");
         hostB = store.host("host-b", flagsB);
@@ -84,6 +82,9 @@ class StoreServersDaemonTest {
         hostA.createOk(hostA.spec("move-1", "move-1"));
         Path durable = hostA.stateDir().resolve("sandboxes/move-1/durable/data");
         writeAwkwardTree(durable);
+        byte[] model = new byte[8 << 20]; // most of the snapshot: a small change later leaves it alone
+        ThreadLocalRandom.current().nextBytes(model);
+        Files.write(durable.resolve("model.bin"), model);
         long chunksBefore = store.bytesUnder("chunks/");
         String snapshotId = suspend(hostA, "move-1");
         JsonNode firstPush = awaitPushed(hostA, snapshotId);
@@ -153,7 +154,7 @@ class StoreServersDaemonTest {
     @Test
     void aPushCutOffByAnOutageFailsWithoutAManifestAndItsRetrySendsOnlyWhatIsMissing() throws Exception {
         AtomicInteger chunkPuts = new AtomicInteger();
-        hostB.createOk(hostB.spec("outage-1", "outage-1"));
+        hostB.createOk(hostA.spec("outage-1", "outage-1")); // B runs the fleet's images, at A's paths
         byte[] data = new byte[12 << 20]; // incompressible and unique: about ten durable chunks of its own
         ThreadLocalRandom.current().nextBytes(data);
         Files.write(hostB.stateDir().resolve("sandboxes/outage-1/durable/data/blob"), data);
