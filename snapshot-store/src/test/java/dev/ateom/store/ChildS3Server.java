@@ -102,13 +102,22 @@ abstract class ChildS3Server implements TestS3Server {
         throw new IOException(describe() + " did not listen on port " + port + " within " + START_TIMEOUT);
     }
 
+    /** Whether an outage is played with SIGTERM (the server shuts down on its own) rather than SIGKILL. */
+    boolean stopsGracefully() {
+        return false;
+    }
+
     @Override
     public void stop() {
         if (process == null) {
             return;
         }
-        process.destroyForcibly();
         try {
+            if (stopsGracefully()) {
+                process.destroy();
+                process.waitFor(15, TimeUnit.SECONDS);
+            }
+            process.destroyForcibly();
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
                 throw new IllegalStateException(describe() + " (pid " + process.pid() + ") did not die within 30 s");
             }

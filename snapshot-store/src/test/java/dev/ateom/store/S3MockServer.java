@@ -40,6 +40,15 @@ public final class S3MockServer extends ChildS3Server {
         return "ateom-test-secret";
     }
 
+    /**
+     * S3Mock killed (SIGKILL) in the middle of an upload leaves an object behind that makes every later listing of the
+     * bucket fail (500) after a restart; stopped with SIGTERM it finishes what it was doing and stops.
+     */
+    @Override
+    boolean stopsGracefully() {
+        return true;
+    }
+
     @Override
     String describe() {
         return "S3Mock " + version;
@@ -56,6 +65,6 @@ public final class S3MockServer extends ChildS3Server {
                 "--com.adobe.testing.s3mock.httpPort=" + freePort(),
                 "--com.adobe.testing.s3mock.store.root=" + directory().resolve("root"),
                 "--com.adobe.testing.s3mock.store.retainFilesOnExit=true",
-                "--spring.main.banner-mode=off");
+                "--server.shutdown=graceful", "--spring.main.banner-mode=off");
     }
 }

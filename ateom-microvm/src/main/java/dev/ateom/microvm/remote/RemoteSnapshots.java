@@ -26,9 +26,7 @@ import dev.ateom.store.PushListener;
 import dev.ateom.store.PushStatus;
 import dev.ateom.store.RemoteSnapshotStore;
 import dev.ateom.store.RemoteSnapshotSummary;
-import dev.ateom.store.StoreDamagesDataException;
 import dev.ateom.store.StoreException;
-import dev.ateom.store.StoreOption;
 import dev.ateom.store.TransferState;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
@@ -98,54 +96,11 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
                     : new RemoteStoreException(RemoteStoreException.Kind.REFUSED, failure.getMessage(), null, e);
             return new RemoteSnapshots(config, null, unusable, local, null, null);
         }
-        RemoteSnapshots remote = new RemoteSnapshots(config, store, null, local, new HypervisorVersion(cloudHypervisor),
+        StoreAtStart.Findings findings = StoreAtStart.check(store, config);
+        RemoteSnapshots remote = new RemoteSnapshots(config, store, findings.unusable(), local, new HypervisorVersion(cloudHypervisor),
                 new StoreMetrics(registry, store.chunkCache()));
-        remote.checkAtStart();
+        remote.probedAtStart = findings.probe();
         return remote;
-    }
-
-    /**
-     * Access, then a probe object written and read back (a store that damages what it keeps is refused for good: every
-     * store request answers 502), then the store's lease verdict, established by probing unless a final one is recorded.
-     */
-    private void checkAtStart() {
-        String location = config.settings().location().toString();
-        try {
-            store.checkAccess();
-        } catch (StoreException e) {
-            LOG.log(WARNING, "snapshot store " + location + " is not usable now: " + e.getMessage()
-                    + "; store operations will fail until it is, local snapshots work as usual");
-            return;
-        }
-        try {
-            store.checkRoundTrip();
-        } catch (StoreDamagesDataException e) {
-            unusable = new RemoteStoreException(RemoteStoreException.Kind.REFUSED, "snapshot store " + location + " cannot be used: "
-                    + e.getMessage(), StoreOption.ENDPOINT.flag(), e);
-            LOG.log(WARNING, unusable.detail() + "; store requests answer 502 until the daemon is restarted with a store that keeps "
-                    + "what is written to it, local snapshots work as usual");
-            return;
-        } catch (StoreException e) {
-            LOG.log(WARNING, "snapshot store " + location + " reachable, but writing and reading back a probe object failed: " + e.getMessage());
-            return;
-        }
-        try {
-            LeaseVerdicts.Established established = store.leaseVerdicts().establish(config.hostId());
-            established.probe().ifPresent(probe -> probedAtStart = probe);
-            LeaseVerdict verdict = established.verdict();
-            String probe = established.probe().map(p -> "conditional-write probe found " + p.conditionalWrites() + " (" + p.cost() + ")")
-                    .orElse("not probed: a verdict other than HONOURED is final until an operator resets it (ateom store-reset-verdict)");
-            String leases = config.settings().leases() == LeaseMode.OFF
-                    ? "leases are off (--snapshot-store-leases=off): adopting takes no lease, keep two hosts from running one sandbox yourself"
-                    : verdict.leasesSafe() ? "every sandbox holds its lease while it runs here (create, clone, resume and adopt take it; "
-                    + "suspend and delete give it back)"
-                    : "adopting is refused unless --snapshot-store-leases=off (leases need conditional writes every host can trust)";
-            LOG.log(verdict.leasesSafe() || config.settings().leases() == LeaseMode.OFF ? INFO : WARNING,
-                    "snapshot store " + location + " reachable (host " + config.hostId() + "); lease verdict " + verdict.describe() + "; "
-                            + probe + "; " + leases + (config.pushOnSuspend() ? "; every suspend pushes" : ""));
-        } catch (IOException e) {
-            LOG.log(WARNING, "snapshot store " + location + " reachable, but its lease verdict could not be established: " + e.getMessage());
-        }
     }
 
     public boolean configured() { return config != null; }
