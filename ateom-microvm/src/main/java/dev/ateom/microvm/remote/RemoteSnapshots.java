@@ -26,7 +26,6 @@ import dev.ateom.store.PushListener;
 import dev.ateom.store.PushStatus;
 import dev.ateom.store.RemoteSnapshotStore;
 import dev.ateom.store.RemoteSnapshotSummary;
-import dev.ateom.store.StoreException;
 import dev.ateom.store.TransferState;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
