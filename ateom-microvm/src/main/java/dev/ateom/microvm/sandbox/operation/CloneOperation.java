@@ -3,6 +3,7 @@ package dev.ateom.microvm.sandbox.operation;
 import dev.ateom.microvm.sandbox.Operation;
 import dev.ateom.microvm.sandbox.OperationResult;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
+import dev.ateom.microvm.sandbox.SnapshotRestores;
 
 import java.time.Duration;
 
@@ -28,7 +29,7 @@ public final class CloneOperation {
         return NewSandbox.bringUp(context, entry, Operation.CLONE, (record, layout, timer, rollback) -> {
             if (pulled != null) timer.before("pull", pulled);
             timer.run("dirs", () -> SandboxDirs.create(layout, null, rollback));
-            timer.run("durable", () -> context.snapshots().extractDurable(source, layout.durableDir()));
+            timer.run("durable", () -> SnapshotRestores.extractDurable(source, layout.durableDir()));
         }, (record, layout, timer, rollback) -> timer.run("systemInfo", () -> context.systemInfo().regenerate(layout,
                 record.spec().systemInfoOrEmpty(), record.identity())), VmSource.restore(source));
     }
