@@ -82,7 +82,8 @@ final class Puller {
             progress.start(0);
             return new PullResult(present.get(), progress.finish(), true, List.of());
         }
-        byte[] bytes = objects.get(keys.manifest(snapshotId), RemoteManifestCodec.MAX_MANIFEST_BYTES).orElseThrow(() -> new RemoteSnapshotNotFoundException(snapshotId));
+        byte[] bytes = objects.get(keys.manifest(snapshotId), RemoteManifestCodec.MAX_MANIFEST_BYTES)
+                .orElseThrow(() -> new RemoteSnapshotNotFoundException(snapshotId));
         RemoteManifest remote = RemoteManifestCodec.read(snapshotId, bytes);
         List<HostMismatch> mismatches = HostCompatibility.check(remote.host(), hostCpu.get(), options.hostChvVersion());
         List<HostMismatch> refused = mismatches.stream().filter(m -> !options.allows(m)).toList();

@@ -30,7 +30,9 @@ import java.util.function.Supplier;
  * A push that failed leaves its uploaded chunks, so the next attempt sends only what is still missing.
  *
  * <p>A push proves what it wrote before it counts as pushed (unless {@code verifyPushes} is off, to measure its cost):
- * every chunk it uploads is looked at again (HEAD: the store keeps exactly as many bytes as were sent), a sample of
+ * every chunk it uploads is looked at again (HEAD: the store keeps exactly as many bytes as were sent), a chunk the store
+ * already has is taken only if its size is that of this host's frame of its bytes or, when not, if it reads back and
+ * decompresses to its hash (a store that died in the middle of a write may keep a truncated object), a sample of
  * {@link #SAMPLED_CHUNKS} of the chunks its manifest references is read back and decompressed against its hash, and the
  * manifest is read back byte for byte. A damaged object found so is deleted (so no later push counts it as stored)
  * and the push fails; a damaged manifest never stays visible. Bodies are fixed-length with their Content-MD5
@@ -223,15 +225,23 @@ final class Pusher {
             }
             Instant now = clock.instant();
             Optional<ObjectInfo> stored = objects.head(keys.chunk(hash));
-            if (stored.isPresent() && stored.get().size() > ChunkCodec.maxFrameBytes(chunk.length())) {
-                stored = Optional.empty(); // larger than any frame of its bytes: damaged (a stored aws-chunked body), upload anew
+            byte[] frame = null;
+            if (stored.isPresent() && verify) {
+                frame = ChunkCodec.compress(chunk.data(), chunk.length());
+                if (stored.get().size() != frame.length && !storedFrameVerifies(hash, chunk.length())) {
+                    stored = Optional.empty(); // damaged (truncated by a store that died mid-write, or kept with framing): upload anew
+                }
+            } else if (stored.isPresent() && stored.get().size() > ChunkCodec.maxFrameBytes(chunk.length())) {
+                stored = Optional.empty(); // larger than any frame of its bytes: damaged, upload anew
             }
             if (stored.isPresent()) {
                 refreshIfOld(hash, stored.get(), now);
                 confirmed.put(hash, new Confirmation(now, stored.get().size()));
                 progress.skipped(chunk.length());
             } else {
-                byte[] frame = ChunkCodec.compress(chunk.data(), chunk.length());
+                if (frame == null) {
+                    frame = ChunkCodec.compress(chunk.data(), chunk.length());
+                }
                 objects.put(keys.chunk(hash), frame);
                 if (verify) {
                     requireStoredSize(hash, frame.length);
@@ -240,6 +250,23 @@ final class Pusher {
                 progress.moved(chunk.length(), frame.length);
             }
             return hash;
+        }
+
+        /**
+         * A stored chunk whose size is not that of this host's frame of its bytes: another zstd may have written it (it
+         * then decompresses to its hash and is kept), or it is damaged: read it and see.
+         */
+        private boolean storedFrameVerifies(ChunkHash hash, int length) throws IOException {
+            try {
+                Optional<byte[]> frame = objects.get(keys.chunk(hash), ChunkCodec.maxFrameBytes(length));
+                if (frame.isEmpty()) {
+                    return false;
+                }
+                ChunkCodec.decompressVerified(hash, frame.get(), length);
+                return true;
+            } catch (ChunkCorruptException | RemoteFormatException damaged) {
+                return false;
+            }
         }
 
         /** One HEAD: the store keeps exactly the bytes sent (a streamed body stored with its framing is longer). */

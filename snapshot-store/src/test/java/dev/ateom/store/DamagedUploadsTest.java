@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import dev.ateom.snapshot.Snapshot;
 import dev.ateom.snapshot.SnapshotInspector;
+import dev.ateom.snapshot.SnapshotLayout;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.util.Arrays;
@@ -84,6 +85,21 @@ class DamagedUploadsTest extends PerServerTestBase {
         assertThat(raw.list("snapshots/")).isEmpty();
         assertThatThrownBy(() -> hostB.remote().pull("snap-1", hostB.local(), PullOptions.forHost("54.0.0"), PullListener.NONE))
                 .isInstanceOf(RemoteSnapshotNotFoundException.class);
+    }
+
+    @Test
+    void aChunkTheStoreKeepsTruncatedIsUploadedAnewByTheNextPushNotCountedAsStored() throws IOException {
+        hostA.remote().push(PushPullTest.guest().commit(hostA.local(), "snap-1"), PushListener.NONE);
+        ChunkRef victim = hostA.remote().describe("snap-1").orElseThrow().file(SnapshotLayout.DURABLE_ARCHIVE).orElseThrow().chunks().getFirst();
+        byte[] frame = raw.get("chunks/" + victim.sha256());
+        raw.put("chunks/" + victim.sha256(), Arrays.copyOf(frame, frame.length / 2)); // as a store killed mid-write keeps it
+
+        PushStatus again = hostA.remote().push(PushPullTest.guest().commit(hostA.local(), "snap-2"), PushListener.NONE);
+        assertThat(again.state()).isEqualTo(TransferState.DONE);
+        assertThat(again.chunksUploaded()).as("only the truncated chunk is sent again").isEqualTo(1);
+        assertThat(raw.get("chunks/" + victim.sha256())).isEqualTo(frame);
+        Snapshot copy = hostB.remote().pull("snap-1", hostB.local(), PullOptions.forHost("54.0.0"), PullListener.NONE).snapshot();
+        assertThat(SnapshotInspector.verify(copy).problems()).isEmpty();
     }
 
     @Test

@@ -3,6 +3,7 @@ package dev.ateom.microvm.sandbox.operation;
 import dev.ateom.microvm.logging.LogContext;
 import dev.ateom.microvm.sandbox.AlreadyExistsException;
 import dev.ateom.microvm.sandbox.Operation;
+import dev.ateom.microvm.sandbox.PullFor;
 import dev.ateom.microvm.sandbox.RestoreOptions;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
@@ -33,9 +34,14 @@ public final class Adoption {
         this.leases = leases;
     }
 
-    /** Pulls the snapshot if it is not here and registers the adopted sandbox; returns its id, to resume. */
+    /**
+     * Pulls the snapshot if it is not here and registers the adopted sandbox; returns its id, to resume. An adopt that
+     * would be refused (a sandbox of that id here, leases unavailable, the lease held elsewhere) is refused before the
+     * pull (the store checks what it can from the snapshot's manifest, {@link PullFor.Adopt}).
+     */
     public String admit(String snapshotId, RestoreOptions options) {
-        boolean pulledNow = context.snapshots().ensureLocal(snapshotId, options.allowCpuMismatch());
+        boolean pulledNow = context.snapshots().ensureLocal(snapshotId, options.allowCpuMismatch(), new PullFor.Adopt(this::requireNoSandbox))
+                .isPresent();
         String id;
         try {
             id = register(snapshotId);
@@ -52,8 +58,7 @@ public final class Adoption {
         SnapshotCatalog.SnapshotHandle handle = context.snapshots().open(snapshotId);
         Manifest.SourceSandbox source = handle.snapshot().manifest().source();
         String id = source.sandboxId();
-        SandboxRecord present = sandboxes.find(id).map(SandboxEntry::record).orElse(null);
-        if (present != null) throw new AlreadyExistsException(id, present.state());
+        requireNoSandbox(id);
         leases.acquire(id);
         SandboxEntry entry = new SandboxEntry(SandboxRecord.adopted(id, handle.sandboxSpec(),
                 new ActorIdentity(source.name(), source.namespace(), source.uid()), snapshotId));
@@ -71,6 +76,11 @@ public final class Adoption {
             throw e;
         }
         return id;
+    }
+
+    private void requireNoSandbox(String id) {
+        SandboxRecord present = sandboxes.find(id).map(SandboxEntry::record).orElse(null);
+        if (present != null) throw new AlreadyExistsException(id, present.state());
     }
 
     /**

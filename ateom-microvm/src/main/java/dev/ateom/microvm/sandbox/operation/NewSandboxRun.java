@@ -41,7 +41,7 @@ public final class NewSandboxRun {
             OperationProgress.current().admitted(id);
             entry.claiming(leases.claim(entry.record(), plan.operation()));
             return leases.following(entry, () -> plan.source() == null ? new CreateOperation(context).run(entry)
-                    : new CloneOperation(context, plan.source()).run(entry));
+                    : new CloneOperation(context, plan.source(), plan.pulled()).run(entry));
         } finally {
             if (!context.store().hasRecord(id)) sandboxes.remove(entry);
         }
