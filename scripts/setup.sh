@@ -3,6 +3,7 @@
 # Idempotent: a second run checks stamps and versions, changes nothing and takes seconds.
 #
 #   system-wide (apt, bookworm + bookworm-backports): busybox-static cpio kmod patchelf xz-utils zstd unzip
+#                                                     gcc libc6-dev golang-go (the fixture guest's probe and agent)
 #                                                     nftables iproute2 (sandbox network slots)
 #                                                     qemu-system-x86 (10.x, backports) docker.io
 #   project-local (.tools/, from trixie/sid .debs, never apt-installed on bookworm):
@@ -30,7 +31,7 @@ start=$(date +%s)
 mkdir -p "$TOOLS"
 
 # ---------------------------------------------------------------- system packages (bookworm)
-APT_PKGS=(busybox-static cpio kmod patchelf xz-utils zstd gcc libc6-dev unzip nftables iproute2)
+APT_PKGS=(busybox-static cpio kmod patchelf xz-utils zstd gcc libc6-dev golang-go unzip nftables iproute2)
 BACKPORTS_LIST=/etc/apt/sources.list.d/ateom-bookworm-backports.sources
 apt_updated=0
 apt_update_once() {
