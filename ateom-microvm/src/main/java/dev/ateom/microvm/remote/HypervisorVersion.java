@@ -1,10 +1,12 @@
 package dev.ateom.microvm.remote;
 
 import dev.ateom.process.ChildLauncher;
+import dev.ateom.process.ProcessKill;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -40,7 +42,7 @@ final class HypervisorVersion {
                 output = new String(in.readNBytes(4096), StandardCharsets.UTF_8);
             }
             if (!process.waitFor(30, TimeUnit.SECONDS)) {
-                process.destroyForcibly();
+                ProcessKill.killTree(process, Duration.ofSeconds(10));
                 throw new IOException("no answer within 30 s");
             }
             Optional<String> parsed = parse(output);

@@ -5,10 +5,12 @@ import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import dev.ateom.network.os.LibC;
 import dev.ateom.process.ChildLauncher;
+import dev.ateom.process.ProcessKill;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -130,7 +132,7 @@ public final class Nftables {
             }
             String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
             if (!child.waitFor(CHILD_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                child.destroyForcibly();
+                ProcessKill.killTree(child, Duration.ofSeconds(CHILD_TIMEOUT_SECONDS));
                 throw new NftException("nft did not finish in " + CHILD_TIMEOUT_SECONDS + " s\n--- script ---\n" + script);
             }
             if (child.exitValue() != 0) {
