@@ -8,6 +8,7 @@ import dev.ateom.microvm.api.SnapshotRoutes;
 import dev.ateom.microvm.api.StoreRoutes;
 import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.events.SandboxEvent;
+import dev.ateom.microvm.host.ChvVersion;
 import dev.ateom.microvm.remote.RemoteSnapshots;
 import dev.ateom.microvm.operations.OperationRegistry;
 import dev.ateom.microvm.operations.OperationRetention;
@@ -102,7 +103,8 @@ public final class Daemon implements AutoCloseable {
                     "system-info volume " + volume + " keeps its last good content: " + reason)));
             snapshots.protect(sandboxes::isLatestOfSuspended);
             remote = config.snapshotStore()
-                    .map(store -> RemoteSnapshots.start(store, config.stateDir(), snapshotStore, tools.hypervisor().resolved(), registry))
+                    .map(store -> RemoteSnapshots.start(store, config.stateDir(), snapshotStore,
+                            () -> tools.hypervisorVersion().map(ChvVersion::toString), registry))
                     .orElseGet(RemoteSnapshots::notConfigured);
             resources.add(remote);
             if (remote.configured()) {
