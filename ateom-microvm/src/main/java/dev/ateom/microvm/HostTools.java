@@ -3,12 +3,14 @@ package dev.ateom.microvm;
 import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.host.ChvVersion;
+import dev.ateom.microvm.host.HypervisorFacts;
 import dev.ateom.microvm.host.HypervisorVersionProbe;
 import dev.ateom.microvm.host.SupportedHypervisors;
 import dev.ateom.virtiofsd.VirtiofsdBinary;
 import dev.ateom.virtiofsd.VirtiofsdException;
 import dev.ateom.virtiofsd.VirtiofsdLauncher;
 
+import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
@@ -107,6 +109,14 @@ public final class HostTools implements AutoCloseable {
 
     /** The hypervisor's version once its probe ended; empty when there is no binary or it did not say. */
     public Optional<ChvVersion> hypervisorVersion() { return join(hypervisorVersion).version(); }
+
+    /** The hypervisor as {@code GET /v1/host} shows it, once its version probe ended. */
+    public HypervisorFacts hypervisorFacts() {
+        HypervisorVersionCheck check = join(hypervisorVersion);
+        String problem = hypervisor.available() ? check.problem() : hypervisor.problem();
+        return new HypervisorFacts(hypervisor.resolved().map(Path::toString).orElse(null), check.version().map(ChvVersion::toString).orElse(null),
+                problem == null, SupportedHypervisors.range(), problem);
+    }
 
     /** The probed virtiofsd, once the probe ended. */
     public Optional<VirtiofsdBinary> virtiofsd() { return join(virtiofsd).binary(); }
