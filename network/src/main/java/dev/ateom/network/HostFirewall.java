@@ -79,14 +79,16 @@ final class HostFirewall {
                 continue;
             }
             try {
+                long started = System.nanoTime();
                 host.call(() -> {
                     exemptions.insert(chain);
                     return null;
                 });
                 opened.add(chain);
-                LOG.log(System.Logger.Level.INFO, "network: {0}; inserted {1} rules letting {2}-h* ({3}) through, comment {4}, removed at stop"
-                        + " (--network-host-firewall=leave changes nothing there)", dropsMessage(chain),
-                        exemptions.rules().nftStatements().size(), prefix, exemptions.rules().pool(), exemptions.rules().comment());
+                LOG.log(System.Logger.Level.INFO, "network: {0}; inserted {1} rules letting {2}-h* ({3}) through in {4} ms, comment {5},"
+                        + " removed at stop (--network-host-firewall=leave changes nothing there)", dropsMessage(chain),
+                        exemptions.rules().nftStatements().size(), prefix, exemptions.rules().pool(), (System.nanoTime() - started) / 1_000_000,
+                        exemptions.rules().comment());
             } catch (IOException | RuntimeException e) {
                 warnings.add(dropsMessage(chain) + " and ateom could not let its interfaces through (" + e.getMessage()
                         + "); add the rules yourself: " + String.join("; ", exemptions.rules().commandsFor(chain)));
@@ -111,9 +113,11 @@ final class HostFirewall {
     /** Takes the daemon's rules out of every table and removes its own table; problems are logged, not thrown. */
     void remove() {
         try {
+            long started = System.nanoTime();
             List<String> removed = host.call(exemptions::removeAll);
             if (!removed.isEmpty()) {
-                LOG.log(System.Logger.Level.INFO, "network: removed the rules letting {0}-h* through from {1}", prefix, removed);
+                LOG.log(System.Logger.Level.INFO, "network: removed the rules letting {0}-h* through from {1} in {2} ms", prefix, removed,
+                        (System.nanoTime() - started) / 1_000_000);
             }
         } catch (IOException | RuntimeException e) {
             LOG.log(System.Logger.Level.WARNING, "network: rules with comment {0} not removed: {1}", exemptions.rules().comment(), e.getMessage());
