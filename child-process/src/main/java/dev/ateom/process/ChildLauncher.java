@@ -4,6 +4,7 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
@@ -31,6 +32,9 @@ public final class ChildLauncher {
         thread.setDaemon(true);
         return thread;
     });
+
+    /** How long a killed child gets to be gone; SIGKILL takes milliseconds unless the process is stuck in the kernel. */
+    private static final Duration KILL_WAIT = Duration.ofSeconds(10);
 
     private ChildLauncher() {}
 
@@ -74,10 +78,27 @@ public final class ChildLauncher {
             if (e.getCause() instanceof UncheckedIOException io) throw io.getCause();
             throw new IOException("cannot start " + argv.getFirst() + ": " + e.getCause(), e.getCause());
         } catch (InterruptedException e) {
-            // the start still completes on the launch thread; the caller learns nothing of it, so kill it
-            started.thenAccept(Process::destroyForcibly);
+            // the start still completes on the launch thread (a fork and exec: milliseconds) and the caller learns
+            // nothing of it, so it is waited for and killed here; returning before it is gone would leave it behind
+            // whoever is interrupting us (a pool closing checks that nothing it started lives on)
+            killWhenStarted(started);
             Thread.currentThread().interrupt();
             throw new IOException("interrupted while starting " + argv.getFirst(), e);
         }
+    }
+
+    private static void killWhenStarted(CompletableFuture<Process> started) {
+        boolean interrupted = false;
+        while (true) {
+            try {
+                ProcessKill.killTree(started.get(), KILL_WAIT);
+                break;
+            } catch (InterruptedException again) {
+                interrupted = true;
+            } catch (ExecutionException failed) {
+                break; // it never started
+            }
+        }
+        if (interrupted) Thread.currentThread().interrupt();
     }
 }

@@ -2,7 +2,7 @@ package dev.ateom.chv;
 
 import dev.ateom.process.ChildLauncher;
 import dev.ateom.process.ParentDeathSignalUnavailableException;
-import dev.ateom.process.ProcessTree;
+import dev.ateom.process.ProcessKill;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -12,9 +12,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * One running Cloud Hypervisor process: started with {@code --api-socket}, ready once {@code vmm.ping}
@@ -51,7 +49,11 @@ public final class ChvProcess implements AutoCloseable {
         try {
             awaitReady(what, launch, process, client);
         } catch (RuntimeException e) {
-            process.destroyForcibly();
+            // also when interrupted (a pool closing): the caller may check right after that nothing it started lives
+            if (!ProcessKill.killTree(process, KILL_WAIT)) {
+                e.addSuppressed(new ChvTransportException(what, "pid " + process.pid() + " or a process it started still runs "
+                        + KILL_WAIT.toSeconds() + " s after SIGKILL", null));
+            }
             client.close();
             throw e;
         }
@@ -185,17 +187,10 @@ public final class ChvProcess implements AutoCloseable {
      * too before the caller may reuse what the VM held: its death signal from the stand-in comes asynchronously.
      */
     public void kill() {
-        List<ProcessHandle> started = ProcessTree.descendants(process.pid());
-        process.destroyForcibly();
-        started.forEach(ProcessHandle::destroyForcibly);
-        try {
-            process.onExit().get(KILL_WAIT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            LOG.log(System.Logger.Level.WARNING, "CHV pid {0} did not exit after SIGKILL: {1}", String.valueOf(process.pid()), e.toString());
+        if (!ProcessKill.killTree(process, KILL_WAIT)) {
+            LOG.log(System.Logger.Level.WARNING, "CHV pid {0} or a process it started still runs {1} s after SIGKILL",
+                    String.valueOf(process.pid()), KILL_WAIT.toSeconds());
         }
-        started.forEach(ChvProcess::awaitGone);
         client.close();
         removeStaleSocket();
     }
@@ -205,15 +200,9 @@ public final class ChvProcess implements AutoCloseable {
      * started, then waits until all are gone or zombies (which hold no descriptors any more).
      */
     public static void killTree(ProcessHandle chv) {
-        List<ProcessHandle> all = new ArrayList<>(ProcessTree.descendants(chv.pid()));
-        all.addFirst(chv);
-        all.forEach(ProcessHandle::destroyForcibly);
-        all.forEach(ChvProcess::awaitGone);
-    }
-
-    private static void awaitGone(ProcessHandle killed) {
-        if (!ProcessTree.awaitGone(killed.pid(), KILL_WAIT)) {
-            LOG.log(System.Logger.Level.WARNING, "pid {0}, started by CHV, still runs after SIGKILL", String.valueOf(killed.pid()));
+        if (!ProcessKill.killTree(chv, KILL_WAIT)) {
+            LOG.log(System.Logger.Level.WARNING, "CHV pid {0} or a process it started still runs {1} s after SIGKILL",
+                    String.valueOf(chv.pid()), KILL_WAIT.toSeconds());
         }
     }
 

@@ -1,11 +1,13 @@
 package dev.ateom.virtiofsd;
 
 import dev.ateom.process.ChildLauncher;
+import dev.ateom.process.ProcessKill;
 import java.io.IOException;
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
@@ -32,6 +34,8 @@ public record VirtiofsdBinary(Path path, String version, Set<String> flags, Stri
     private static final Pattern VERSION = Pattern.compile("^virtiofsd (\\S+)", Pattern.MULTILINE);
     private static final Pattern FLAG = Pattern.compile("^\\s+(?:-\\w, )?(--[a-z0-9][a-z0-9-]*)", Pattern.MULTILINE);
     private static final long PROBE_TIMEOUT_SECONDS = 10;
+    /** How long a killed probe run gets to be gone (it has usually exited already). */
+    private static final Duration PROBE_KILL_WAIT = Duration.ofSeconds(10);
 
     public VirtiofsdBinary {
         flags = Set.copyOf(flags);
@@ -49,7 +53,7 @@ public record VirtiofsdBinary(Path path, String version, Set<String> flags, Stri
         try {
             helpRun = start(binary, "--help");
         } catch (RuntimeException e) {
-            versionRun.destroyForcibly();
+            ProcessKill.killTree(versionRun, PROBE_KILL_WAIT);
             throw e;
         }
         Matcher version;
@@ -63,7 +67,7 @@ public record VirtiofsdBinary(Path path, String version, Set<String> flags, Stri
             }
             help = collect(helpRun, binary, "--help");
         } finally {
-            helpRun.destroyForcibly(); // collect kills its own; this is for a failure before it
+            ProcessKill.killTree(helpRun, PROBE_KILL_WAIT); // collect kills its own; this is for a failure before it
         }
         Set<String> flags = new LinkedHashSet<>();
         Matcher flag = FLAG.matcher(help);
@@ -129,7 +133,7 @@ public record VirtiofsdBinary(Path path, String version, Set<String> flags, Stri
             Thread.currentThread().interrupt();
             throw new UnsupportedVirtiofsdException("interrupted while running " + binary + " " + argument, e);
         } finally {
-            process.destroyForcibly();
+            ProcessKill.killTree(process, PROBE_KILL_WAIT);
         }
     }
 }

@@ -1,10 +1,12 @@
 package dev.ateom.microvm.host;
 
 import dev.ateom.process.ChildLauncher;
+import dev.ateom.process.ProcessKill;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
@@ -12,6 +14,7 @@ import java.util.concurrent.TimeUnit;
 /** Asks a Cloud Hypervisor binary its version: {@code <binary> --version}, one short process. */
 public final class HypervisorVersionProbe {
     private static final long TIMEOUT_SECONDS = 30;
+    private static final Duration KILL_WAIT = Duration.ofSeconds(10);
 
     /** What the binary said: its version when it printed one, and its words either way (for the messages). */
     public record Answer(Optional<ChvVersion> version, String printed) {}
@@ -54,11 +57,6 @@ public final class HypervisorVersionProbe {
 
     /** A probe given up on leaves no process behind. */
     private static void killAndReap(Process process) {
-        process.destroyForcibly();
-        try {
-            process.waitFor();
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        ProcessKill.killTree(process, KILL_WAIT);
     }
 }

@@ -3,6 +3,7 @@ package dev.ateom.microvm.vm;
 import dev.ateom.chv.ChvLaunch;
 import dev.ateom.chv.ChvProcess;
 import dev.ateom.microvm.sandbox.TreeRemoval;
+import dev.ateom.process.ProcessKill;
 import io.prometheus.metrics.core.metrics.Counter;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
@@ -214,7 +215,7 @@ public final class VmmPool implements AutoCloseable {
         String prefix = poolDir + "/";
         ProcessHandle.allProcesses().filter(p -> namesPathUnder(p.pid(), prefix)).forEach(p -> {
             LOG.log(INFO, "killing leftover pooled cloud-hypervisor pid " + p.pid());
-            p.destroyForcibly();
+            if (!ProcessKill.killTree(p, READY_TIMEOUT)) LOG.log(WARNING, "leftover pooled cloud-hypervisor pid " + p.pid() + " survived SIGKILL");
         });
         TreeRemoval.removeRecursively(poolDir);
     }

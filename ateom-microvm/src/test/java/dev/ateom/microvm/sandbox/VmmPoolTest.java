@@ -2,12 +2,14 @@ package dev.ateom.microvm.sandbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ateom.microvm.config.ConfigOption;
+import dev.ateom.process.ProcessTree;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -87,6 +89,41 @@ class VmmPoolTest {
             assertThat(poolPids(daemon)).isEmpty();
             assertThat(daemon.delete("/v1/sandboxes/cold").status()).isEqualTo(204);
         }
+    }
+
+    /**
+     * Closing the daemon while a member is still starting (its cloud-hypervisor holds before answering vmm.ping, with
+     * a process of its own, as the QEMU-backed stand-in has) returns only once both are dead, the member reaped.
+     * Before, close interrupted the start, which sent SIGKILL to the member alone and returned at once: the member was
+     * still there for a moment and what it started lived on.
+     */
+    @Test
+    void closeWhileAMemberStartsReturnsOnlyOnceItAndWhatItStartedAreGone() throws Exception {
+        Path started = dir.resolve("member-started");
+        Path holdingChv = Files.writeString(dir.resolve("cloud-hypervisor"), """
+                #!/bin/sh
+                # a cloud-hypervisor that never answers vmm.ping: the pool's start of it is still waiting at close
+                case "$1" in --version) exec %s --version ;; esac
+                sleep 600 &
+                echo "$$ $!" > %s.tmp && mv %s.tmp %s
+                wait
+                """.formatted(TestTools.standIn(), started, started, started));
+        Files.setPosixFilePermissions(holdingChv, PosixFilePermissions.fromString("rwx------"));
+        long member;
+        long itsChild;
+        try (DaemonHarness daemon = new DaemonHarness(dir, Map.of(ConfigOption.VMM_POOL, "1",
+                ConfigOption.CLOUD_HYPERVISOR, holdingChv.toString()))) {
+            long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
+            while (!Files.exists(started) && System.nanoTime() < deadline) Thread.sleep(20);
+            assertThat(started).as("the pool started a member").exists();
+            String[] pids = Files.readString(started).strip().split(" ");
+            member = Long.parseLong(pids[0]);
+            itsChild = Long.parseLong(pids[1]);
+            assertThat(ProcessHandle.of(member)).as("the member is still starting when the daemon closes").isPresent();
+        }
+        assertThat(Path.of("/proc", Long.toString(member))).as("the member is dead and reaped when close returns").doesNotExist();
+        assertThat(ProcessTree.isRunning(itsChild)).as("what the member started is dead when close returns").isFalse();
+        assertThat(dir.resolve("run/.vmm-pool")).doesNotExist();
     }
 
     /** Pids of the idle members: processes whose API socket is (still) under the pool dir. */

@@ -1,6 +1,7 @@
 package dev.ateom.network.os;
 
 import dev.ateom.process.ChildLauncher;
+import dev.ateom.process.ProcessKill;
 import java.io.IOException;
 import java.io.InterruptedIOException;
 import java.io.OutputStream;
@@ -22,6 +23,8 @@ import java.util.concurrent.TimeUnit;
  */
 public final class NamespacedCommand {
     private static final String NSENTER = "/usr/bin/nsenter";
+    /** How long a killed program may take to be gone (one stuck in uninterruptible sleep is given up on). */
+    private static final Duration KILL_WAIT = Duration.ofSeconds(10);
 
     /** What the program did: its exit code and what it printed. */
     public record Result(int exitCode, String output, String errors) {
@@ -72,19 +75,7 @@ public final class NamespacedCommand {
 
     /** A program given up on is gone when the call returns, not some time later. */
     private static void killAndReap(Process child) {
-        child.destroyForcibly();
-        boolean interrupted = Thread.interrupted();
-        while (true) {
-            try {
-                child.waitFor();
-                break;
-            } catch (InterruptedException e) {
-                interrupted = true;
-            }
-        }
-        if (interrupted) {
-            Thread.currentThread().interrupt();
-        }
+        ProcessKill.killTree(child, KILL_WAIT);
     }
 
     /** The first of {@code candidates} that is an executable file, or null. */

@@ -4,6 +4,7 @@ import dev.ateom.chv.ChvProcess;
 import dev.ateom.microvm.sandbox.ShareRuntime;
 import dev.ateom.microvm.sandbox.VmRuntime;
 import dev.ateom.microvm.vm.SandboxLayout;
+import dev.ateom.process.ProcessKill;
 import dev.ateom.virtiofsd.ShareKind;
 import dev.ateom.virtiofsd.ShareOptions;
 import dev.ateom.virtiofsd.ShareSpec;
@@ -34,6 +35,7 @@ final class ProcessLeftovers {
     private static final System.Logger LOG = System.getLogger(ProcessLeftovers.class.getName());
     /** How long a leftover CHV gets between SIGTERM and SIGKILL. */
     private static final Duration GRACE = Duration.ofSeconds(2);
+    private static final Duration KILL_WAIT = Duration.ofSeconds(10);
 
     private ProcessLeftovers() {}
 
@@ -106,9 +108,13 @@ final class ProcessLeftovers {
             process.onExit().get(GRACE.toMillis(), TimeUnit.MILLISECONDS);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            process.destroyForcibly();
         } catch (ExecutionException | TimeoutException e) {
-            process.destroyForcibly();
+            // it did not take the hint: SIGKILL below
+        }
+        // also after a clean exit: what it started (the stand-in's QEMU) dies with it only asynchronously
+        if (!ProcessKill.killTree(process, KILL_WAIT)) {
+            LOG.log(WARNING, "leftover cloud-hypervisor pid " + process.pid() + " (" + apiSocket + ") survived SIGKILL");
+            return;
         }
         LOG.log(INFO, "killed leftover cloud-hypervisor pid " + process.pid() + " (" + apiSocket + ")");
     }
