@@ -38,9 +38,7 @@ class HostFirewallTest {
 
     @Test
     void dockersForwardDropGetsTheRulesInDockerUserAndLosesThemAtClose() throws IOException {
-        iptables(FirewallBackend.IPTABLES_NFT, List.of("-P", "FORWARD", "DROP"), List.of("-N", "DOCKER-USER"),
-                List.of("-A", "DOCKER-USER", "-j", "RETURN"), List.of("-A", "FORWARD", "-j", "DOCKER-USER"));
-        String before = listIptables(FirewallBackend.IPTABLES_NFT);
+        String before = dockersChains();
 
         NetworkSlots slots = NetworkSlots.open(network.config(0), Set.of());
         try {
@@ -59,14 +57,7 @@ class HostFirewallTest {
         iptables(FirewallBackend.IPTABLES_LEGACY, List.of("-P", "FORWARD", "DROP"), List.of("-A", "FORWARD", "-i", "eth9", "-j", "ACCEPT"));
         String before = listIptables(FirewallBackend.IPTABLES_LEGACY);
 
-        NetworkSlots slots = NetworkSlots.open(network.config(0), Set.of());
-        try {
-            assertThat(slots.openedForwardChains()).containsExactly(
-                    new DroppingForwardChain(FirewallBackend.IPTABLES_LEGACY, "ip", "filter", "FORWARD", "FORWARD"));
-            assertGuestReachesTheTestHost(slots);
-        } finally {
-            slots.close();
-        }
+        assertOpenedAndReachable(new DroppingForwardChain(FirewallBackend.IPTABLES_LEGACY, "ip", "filter", "FORWARD", "FORWARD"));
         assertThat(listIptables(FirewallBackend.IPTABLES_LEGACY)).isEqualTo(before);
     }
 
@@ -77,22 +68,13 @@ class HostFirewallTest {
         network.inHost(() -> Nftables.run(table));
         String before = network.inHost(() -> Nftables.run("list table inet fwtest"));
 
-        NetworkSlots slots = NetworkSlots.open(network.config(0), Set.of());
-        try {
-            assertThat(slots.openedForwardChains()).containsExactly(
-                    new DroppingForwardChain(FirewallBackend.NFTABLES, "inet", "fwtest", "filter_FORWARD", "filter_FORWARD"));
-            assertGuestReachesTheTestHost(slots);
-        } finally {
-            slots.close();
-        }
+        assertOpenedAndReachable(new DroppingForwardChain(FirewallBackend.NFTABLES, "inet", "fwtest", "filter_FORWARD", "filter_FORWARD"));
         assertThat(network.inHost(() -> Nftables.run("list table inet fwtest"))).isEqualTo(before);
     }
 
     @Test
     void leaveChangesNothingAndTheWarningGivesTheRules() throws IOException {
-        iptables(FirewallBackend.IPTABLES_NFT, List.of("-P", "FORWARD", "DROP"), List.of("-N", "DOCKER-USER"),
-                List.of("-A", "FORWARD", "-j", "DOCKER-USER"));
-        String before = listIptables(FirewallBackend.IPTABLES_NFT);
+        String before = dockersChains();
 
         try (NetworkSlots slots = NetworkSlots.open(network.config(0).withHostFirewall(HostFirewallMode.LEAVE), Set.of())) {
             assertThat(slots.openedForwardChains()).isEmpty();
@@ -110,9 +92,7 @@ class HostFirewallTest {
 
     @Test
     void rulesADeadDaemonLeftAreReplacedAtTheNextStartNotDoubled() throws IOException {
-        iptables(FirewallBackend.IPTABLES_NFT, List.of("-P", "FORWARD", "DROP"), List.of("-N", "DOCKER-USER"),
-                List.of("-A", "FORWARD", "-j", "DOCKER-USER"));
-        String before = listIptables(FirewallBackend.IPTABLES_NFT);
+        String before = dockersChains();
         NetworkSlots first = NetworkSlots.open(network.config(0), Set.of());
         Slot kept = first.acquire("sbx-kept", NetworkPolicy.DEFAULT);
         kept.tap().close();
@@ -136,6 +116,24 @@ class HostFirewallTest {
             assertThat(HttpGet.body(guest.httpGet(testHost.address(), 80, "/"))).isEqualTo(testHost.body());
         } finally {
             slots.release(slot);
+        }
+    }
+
+    /** Docker's chains as dockerd makes them (iptables-nft): FORWARD policy drop, jumping first to DOCKER-USER; their listing. */
+    private String dockersChains() throws IOException {
+        iptables(FirewallBackend.IPTABLES_NFT, List.of("-P", "FORWARD", "DROP"), List.of("-N", "DOCKER-USER"),
+                List.of("-A", "DOCKER-USER", "-j", "RETURN"), List.of("-A", "FORWARD", "-j", "DOCKER-USER"));
+        return listIptables(FirewallBackend.IPTABLES_NFT);
+    }
+
+    /** Opens slots, checks which chain got the rules and that a guest reaches the test host through it, closes them. */
+    private void assertOpenedAndReachable(DroppingForwardChain expected) throws IOException {
+        NetworkSlots slots = NetworkSlots.open(network.config(0), Set.of());
+        try {
+            assertThat(slots.openedForwardChains()).containsExactly(expected);
+            assertGuestReachesTheTestHost(slots);
+        } finally {
+            slots.close();
         }
     }
 

@@ -2,9 +2,7 @@ package dev.ateom.network.firewall;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import java.io.IOException;
-import java.io.InputStream;
-import java.nio.charset.StandardCharsets;
+import dev.ateom.network.TestResources;
 import java.util.List;
 import org.junit.jupiter.api.Test;
 
@@ -63,11 +61,6 @@ class NftListingTest {
     }
 
     static String resource(String name) {
-        try (InputStream in = NftListingTest.class.getResourceAsStream(name)) {
-            if (in == null) throw new IllegalStateException("test resource " + name + " is missing");
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
-        } catch (IOException e) {
-            throw new IllegalStateException(e);
-        }
+        return TestResources.text("firewall/" + name);
     }
 }
