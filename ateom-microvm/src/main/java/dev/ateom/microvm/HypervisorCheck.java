@@ -25,7 +25,6 @@ public record HypervisorCheck(Path configured, Optional<Path> resolved) {
                 + "Install cloud-hypervisor (" + SupportedHypervisors.range() + " are supported) and " + HOW_TO_POINT;
     }
 
-
     private static Optional<Path> resolve(Path binary) {
         if (binary.getNameCount() > 1 || binary.isAbsolute()) {
             return Files.isRegularFile(binary) && Files.isExecutable(binary) ? Optional.of(binary.toAbsolutePath()) : Optional.empty();
