@@ -21,6 +21,7 @@ import dev.ateom.microvm.sandbox.SandboxManager;
 import dev.ateom.microvm.sandbox.SandboxNetworks;
 import dev.ateom.microvm.sandbox.SandboxStore;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
+import dev.ateom.microvm.sandbox.SnapshotWriter;
 import dev.ateom.microvm.sandbox.SystemInfoVolumes;
 import dev.ateom.microvm.systeminfo.SystemInfoService;
 import dev.ateom.microvm.systeminfo.SystemInfoSettings;
@@ -94,13 +95,14 @@ public final class Daemon implements AutoCloseable {
             PrivateDirs.ensure(config.snapshotsDir());
             PrivateDirs.ensure(config.sandboxesDir());
             SnapshotCatalog snapshots = new SnapshotCatalog(snapshotStore, config.sandboxesDir());
+            SnapshotWriter snapshotWriter = new SnapshotWriter(snapshotStore);
             SystemInfoService systemInfo = new SystemInfoService(
                     SystemInfoSettings.DEFAULT.withReconcileInterval(config.syncReconcileInterval()), registry);
             resources.add(systemInfo);
             // closed after the sandboxes (their suspends at stop give the slots back), so listed before they are put first
             SandboxNetworks networks = SandboxNetworks.of(config.network());
             resources.add(networks);
-            sandboxes = new SandboxManager(config, new SandboxStore(config.sandboxesDir()), snapshots,
+            sandboxes = new SandboxManager(config, new SandboxStore(config.sandboxesDir()), snapshots, snapshotWriter,
                     new SystemInfoVolumes(systemInfo), probe, tools, networks, registry);
             resources.addFirst(sandboxes); // from here on: its VMM pool must not outlive a start that fails below
             SandboxManager manager = sandboxes;
@@ -114,7 +116,7 @@ public final class Daemon implements AutoCloseable {
             resources.add(remote);
             if (remote.configured()) {
                 snapshots.fetchMissingWith(remote);
-                snapshots.annotateWith(remote.snapshotAnnotations());
+                snapshotWriter.annotateWith(remote.snapshotAnnotations());
                 sandboxes.afterSuspend(remote::pushAfterSuspend);
                 sandboxes.useLeases(remote);
                 remote.beforePushing(sandboxes::beforePush);

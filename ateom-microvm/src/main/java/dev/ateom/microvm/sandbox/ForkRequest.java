@@ -16,6 +16,12 @@ public record ForkRequest(Integer count, List<IdentitySpec> identities, String n
     public static final int MAX_COUNT = 64;
 
     /** What is wrong with the request, field by field; empty when it can run. */
+    /** Refuses a request with violations (a 400 naming each), before anything is made. */
+    public void requireValid() {
+        List<SpecViolation> violations = violations();
+        if (!violations.isEmpty()) throw new InvalidSpecException(violations);
+    }
+
     public List<SpecViolation> violations() {
         List<SpecViolation> out = new ArrayList<>();
         if (identities != null && namePrefix != null) {

@@ -12,13 +12,13 @@ import java.util.Map;
 public record ForkedClone(String id, IdentitySpec identity, SandboxState state, SandboxRecord sandbox, Map<String, Long> timingsMs,
                           String error) {
 
-    static ForkedClone running(OperationResult result) {
+    public static ForkedClone running(OperationResult result) {
         SandboxRecord sandbox = result.sandbox();
         return new ForkedClone(sandbox.id(), new IdentitySpec(sandbox.identity().name(), sandbox.identity().namespace()),
                 sandbox.state(), sandbox, result.timingsMs(), null);
     }
 
-    static ForkedClone failed(String id, IdentitySpec identity, RuntimeException cause) {
+    public static ForkedClone failed(String id, IdentitySpec identity, RuntimeException cause) {
         SandboxState state = cause instanceof SandboxException e ? e.state() : null;
         String sandboxId = cause instanceof SandboxException e && e.sandboxId() != null ? e.sandboxId() : id;
         return new ForkedClone(sandboxId, identity, state, null, null, cause.getMessage());

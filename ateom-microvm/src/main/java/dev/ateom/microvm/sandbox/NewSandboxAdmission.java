@@ -15,10 +15,10 @@ import java.util.function.Function;
  * must not widen what a token holder may ask for), the snapshot's config.json as ateom writes it, and the NIC rule.
  * Nothing is made on this host but a pulled snapshot.
  */
-final class NewSandboxAdmission {
+public final class NewSandboxAdmission {
     /** What an admitted request becomes: the new sandbox's id and spec, and for a clone the snapshot it restores. */
-    record Plan(String id, SandboxSpec spec, SnapshotCatalog.SnapshotHandle source) {
-        Operation operation() { return source == null ? Operation.CREATE : Operation.CLONE; }
+    public record Plan(String id, SandboxSpec spec, SnapshotCatalog.SnapshotHandle source) {
+        public Operation operation() { return source == null ? Operation.CREATE : Operation.CLONE; }
     }
 
     private final HostPathPolicy paths;
@@ -26,7 +26,7 @@ final class NewSandboxAdmission {
     private final SandboxNetworks networks;
     private final Duration idleMinimum;
 
-    NewSandboxAdmission(HostPathPolicy paths, SnapshotCatalog snapshots, SandboxNetworks networks, Duration idleMinimum) {
+    public NewSandboxAdmission(HostPathPolicy paths, SnapshotCatalog snapshots, SandboxNetworks networks, Duration idleMinimum) {
         this.paths = paths;
         this.idleMinimum = idleMinimum;
         this.snapshots = snapshots;
@@ -34,7 +34,7 @@ final class NewSandboxAdmission {
     }
 
     /** The request's own rules, every violation named by its field. */
-    void checkRequest(SandboxSpec request) {
+    public void checkRequest(SandboxSpec request) {
         List<SpecViolation> violations = new ArrayList<>(SandboxSpecValidator.validate(request, paths));
         violations.addAll(networks.check(request.network(), "network"));
         violations.addAll(IdleSpec.check(request.idle(), idleMinimum, "idle"));
@@ -45,7 +45,7 @@ final class NewSandboxAdmission {
      * The plan for a checked request; {@code stateOfTaken} gives the state of a sandbox that already has the id
      * (null when the id is free), so a clone to a taken id is refused before anything is pulled.
      */
-    Plan plan(SandboxSpec request, String id, RestoreOptions options, Function<String, SandboxState> stateOfTaken) {
+    public Plan plan(SandboxSpec request, String id, RestoreOptions options, Function<String, SandboxState> stateOfTaken) {
         if (!request.isClone()) {
             if (request.hasNetwork()) networks.requireAvailable(null, null);
             return new Plan(id, request.withId(id), null);
@@ -61,7 +61,7 @@ final class NewSandboxAdmission {
         List<SpecViolation> stored = new ArrayList<>(SandboxSpecValidator.validateStored(spec, paths));
         stored.addAll(SandboxSpecValidator.storedViolations(networks.check(spec.network(), "network")));
         if (!stored.isEmpty()) throw new InvalidSpecException(stored);
-        snapshots.requireConfigAsWritten(source);
+        SnapshotRestores.requireConfigAsWritten(source);
         if (spec.hasNetwork()) networks.requireAvailable(null, null);
         return new Plan(id, spec, source);
     }

@@ -2,24 +2,13 @@ package dev.ateom.microvm.sandbox;
 
 import com.fasterxml.jackson.core.JsonProcessingException;
 import dev.ateom.microvm.json.ApiJson;
-import dev.ateom.microvm.timing.OperationProgress;
-import dev.ateom.snapshot.ArchiveCompression;
-import dev.ateom.snapshot.ArchiveProgress;
-import dev.ateom.snapshot.ChvConfigPolicy;
 import dev.ateom.snapshot.DiskUsage;
-import dev.ateom.snapshot.DurableArchive;
-import dev.ateom.snapshot.ExtractOptions;
 import dev.ateom.snapshot.Manifest;
-import dev.ateom.snapshot.RestoreDirectory;
-import dev.ateom.snapshot.RestoreSockets;
 import dev.ateom.snapshot.Snapshot;
 import dev.ateom.snapshot.SnapshotInspector;
 import dev.ateom.snapshot.SnapshotLayout;
-import dev.ateom.snapshot.SnapshotMetadata;
-import dev.ateom.snapshot.SnapshotStaging;
 import dev.ateom.snapshot.SnapshotStore;
 import dev.ateom.snapshot.StoredSnapshot;
-import dev.ateom.virtiofsd.ShareKind;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -28,15 +17,12 @@ import java.nio.file.Path;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.Comparator;
-import java.util.HexFormat;
 import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Predicate;
 
 /**
@@ -52,7 +38,6 @@ public final class SnapshotCatalog {
     private final Path sandboxesDir;
     private Predicate<String> protectedSnapshot = id -> false;
     private SnapshotFetcher fetcher = SnapshotFetcher.NONE;
-    private Map<String, String> hostAnnotations = Map.of();
     private final Set<String> reservedNames = ConcurrentHashMap.newKeySet();
 
     public SnapshotCatalog(SnapshotStore store, Path sandboxesDir) {
@@ -66,9 +51,6 @@ public final class SnapshotCatalog {
     /** Where snapshots that are not on this host come from (the snapshot store); by default nowhere. */
     public void fetchMissingWith(SnapshotFetcher fetcher) { this.fetcher = fetcher; }
 
-    /** Annotations every snapshot taken from now on records about this host (the CPU, for restore hosts to compare). */
-    public void annotateWith(Map<String, String> annotations) { this.hostAnnotations = Map.copyOf(annotations); }
-
     /** A committed snapshot opened for restore, with the spec of the sandbox it was taken from. */
     public record SnapshotHandle(String id, Snapshot snapshot, SandboxSpec sandboxSpec) {}
 
@@ -81,66 +63,6 @@ public final class SnapshotCatalog {
     public record SnapshotSummary(String id, String sourceSandboxId, String sourceName, Instant createdAt, long sizeBytes,
                                   long allocatedBytes, boolean usable, String problem, String name, Map<String, String> labels,
                                   String parentSnapshotId) {}
-
-    // ------------------------------------------------------------------ making snapshots
-
-    public Staging begin(String sandboxId) { return begin(sandboxId, SnapshotTags.NONE); }
-
-    /** A snapshot of {@code sandboxId} that will carry {@code tags} (checked by the caller, see {@link #reserveName}). */
-    public Staging begin(String sandboxId, SnapshotTags tags) {
-        String id = sandboxId + "-" + HexFormat.of().formatHex(randomBytes(4));
-        try {
-            return new Staging(store.stage(id), tags);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot create a staging dir for a snapshot of " + sandboxId, e);
-        }
-    }
-
-    /** A snapshot being built; see {@link SnapshotStaging}. */
-    public final class Staging {
-        private final SnapshotStaging staging;
-        private final SnapshotTags tags;
-
-        Staging(SnapshotStaging staging, SnapshotTags tags) {
-            this.staging = staging;
-            this.tags = tags;
-        }
-
-        public Path chvDir() { return staging.chvDirectory(); }
-
-        public void archiveDurable(Path durableDir) {
-            try {
-                staging.archiveDurable(durableDir, ArchiveCompression.NONE, alsoToOperation(progressLog(staging.snapshotId()), durableDir));
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot archive durable dir " + durableDir, e);
-            }
-        }
-
-        public String commit(SandboxRecord record, String chvVersion) {
-            Map<String, String> shares = new LinkedHashMap<>();
-            for (ShareKind kind : ShareKind.values()) shares.put(kind.tag(), kind.name().toLowerCase(Locale.ROOT).replace('_', '-'));
-            var source = new Manifest.SourceSandbox(record.id(), record.identity().name(), record.identity().namespace(),
-                    record.identity().uid());
-            try {
-                String spec = ApiJson.mapper().writeValueAsString(record.spec());
-                Map<String, String> annotations = new LinkedHashMap<>(hostAnnotations);
-                annotations.put(SPEC_ANNOTATION, spec);
-                // the parent: what the running VM was restored from (its runtime says so), not the sandbox's latest snapshot
-                SnapshotAnnotations.put(annotations, tags, record.runtime() == null ? null : record.runtime().restoredFromSnapshotId());
-                return staging.commit(new SnapshotMetadata(source, chvVersion, shares, annotations)).id();
-            } catch (IOException e) {
-                throw new UncheckedIOException("cannot commit snapshot " + staging.snapshotId() + " of " + record.id(), e);
-            }
-        }
-
-        public void discard() {
-            try {
-                staging.close();
-            } catch (IOException e) {
-                LOG.log(System.Logger.Level.WARNING, "cannot remove staging dir of " + staging.snapshotId() + ": " + e.getMessage());
-            }
-        }
-    }
 
     // ------------------------------------------------------------------ using snapshots
 
@@ -169,7 +91,7 @@ public final class SnapshotCatalog {
     /** {@link #open} plus the config.json check, for a resume (whose spec was validated when the sandbox was made). */
     public SnapshotHandle openForRestore(String id) {
         SnapshotHandle handle = open(id);
-        requireConfigAsWritten(handle);
+        SnapshotRestores.requireConfigAsWritten(handle);
         return handle;
     }
 
@@ -188,71 +110,6 @@ public final class SnapshotCatalog {
             throw new SnapshotUnusableException(id, "holds an unreadable sandbox spec: " + e.getOriginalMessage());
         }
         return handle;
-    }
-
-    /** A per-restore source dir: rewritten config.json, state and memory hard-linked from the snapshot. */
-    public Path prepareRestore(SnapshotHandle handle, Path restoreDir, Map<String, Path> socketsByTag, Path vsock, Path console) {
-        try {
-            Files.createDirectories(restoreDir.getParent());
-            return RestoreDirectory.prepare(handle.snapshot().layout(), restoreDir,
-                    new RestoreSockets(socketsByTag, Optional.of(vsock), Optional.of(console), Optional.empty())).directory();
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot prepare restore dir " + restoreDir + " from snapshot " + handle.id(), e);
-        }
-    }
-
-    /**
-     * config.json can be edited on disk and CHV opens every host path in it: it must be what ateom writes for the
-     * stored spec (payload, sizing, shares; no disks, pmem, devices or other paths). Called before anything is
-     * started for a restore, so a refusal leaves nothing behind.
-     */
-    public void requireConfigAsWritten(SnapshotHandle handle) {
-        SandboxSpec spec = handle.sandboxSpec();
-        List<String> problems;
-        try {
-            problems = ChvConfigPolicy.check(handle.snapshot().layout().chvConfig(), new ChvConfigPolicy.Expected(
-                    spec.kernel(), Optional.ofNullable(spec.initramfs()), spec.vcpus() == null ? 0 : spec.vcpus(),
-                    spec.memoryMib() == null ? 0 : (long) spec.memoryMib() << 20, spec.hasNetwork()));
-        } catch (IOException e) {
-            throw new SnapshotUnusableException(handle.id(), "has an unreadable config.json: " + e.getMessage());
-        }
-        if (!problems.isEmpty()) {
-            throw new SnapshotUnusableException(handle.id(), "has a config.json ateom did not write: " + String.join("; ", problems));
-        }
-    }
-
-    /** Lays the snapshot's durable archive at {@code target} (which must not exist), complete or not at all. */
-    public void extractDurable(SnapshotHandle handle, Path target) {
-        try {
-            DurableArchive.extract(handle.snapshot().layout().durableArchive(), target, extractOptions(handle)
-                    .withProgress(toOperation(handle.snapshot().manifest().durableArchive().contentBytes())));
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot extract the durable archive of snapshot " + handle.id() + " into " + target, e);
-        }
-    }
-
-    /** Replaces an existing durable dir with the snapshot's archive, atomically (the old tree is swapped out, then removed). */
-    public void replaceDurable(SnapshotHandle handle, Path durableDir) {
-        try {
-            DurableArchive.extract(handle.snapshot().layout().durableArchive(), durableDir, extractOptions(handle).replacingExisting());
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot lay the durable archive of snapshot " + handle.id() + " over " + durableDir, e);
-        }
-    }
-
-    /** An archive holding more entries than its manifest lists is refused, so extraction memory and time stay bounded. */
-    private static ExtractOptions extractOptions(SnapshotHandle handle) {
-        return ExtractOptions.DEFAULT.withMaxEntries(handle.snapshot().manifest().durableArchive().entries());
-    }
-
-    /** Removes the hidden trees a durable extraction interrupted by a crash left in {@code sandboxDir}. */
-    public void removeInterruptedExtractions(Path sandboxDir) {
-        try {
-            int removed = DurableArchive.removeInterruptedExtractions(sandboxDir);
-            if (removed > 0) LOG.log(System.Logger.Level.INFO, "removed " + removed + " interrupted extraction(s) in " + sandboxDir);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot sweep interrupted extractions in " + sandboxDir, e);
-        }
     }
 
     // ------------------------------------------------------------------ listing, inspection, deletion
@@ -382,37 +239,5 @@ public final class SnapshotCatalog {
                 s.manifest().createdAt(), size, allocated, true, null, tags.name(), tags.labels(), SnapshotAnnotations.parent(s.manifest()));
     }
 
-    /** Long archives show progress: a log line every 256 MiB. */
-    private static ArchiveProgress progressLog(String snapshotId) {
-        long step = 256L << 20;
-        long[] next = {step};
-        return (bytes, entries) -> {
-            if (bytes >= next[0]) {
-                next[0] = bytes + step;
-                LOG.log(System.Logger.Level.INFO, "snapshot " + snapshotId + ": archived " + (bytes >> 20) + " MiB in " + entries + " entries");
-            }
-        };
-    }
 
-    /** An asynchronous operation also sees the archive's bytes, of a total counted first (see {@link DurableSizeEstimate}). */
-    private static ArchiveProgress alsoToOperation(ArchiveProgress log, Path durableDir) {
-        if (OperationProgress.current() == OperationProgress.NONE) return log;
-        ArchiveProgress operation = toOperation(DurableSizeEstimate.of(durableDir));
-        return (bytes, entries) -> {
-            log.onProgress(bytes, entries);
-            operation.onProgress(bytes, entries);
-        };
-    }
-
-    /** The current operation's bytes of the step, of {@code total} (-1: unknown). */
-    private static ArchiveProgress toOperation(long total) {
-        OperationProgress operation = OperationProgress.current();
-        return operation == OperationProgress.NONE ? ArchiveProgress.NONE : (bytes, entries) -> operation.bytes(bytes, total);
-    }
-
-    private static byte[] randomBytes(int n) {
-        byte[] b = new byte[n];
-        ThreadLocalRandom.current().nextBytes(b);
-        return b;
-    }
 }

@@ -32,6 +32,12 @@ public record SnapshotTags(String name, Map<String, String> labels) {
     }
 
     /** Every problem, each naming {@code name} or {@code labels.<key>}; empty when the tags can be stored. */
+    /** Refuses tags with violations (a 400 naming each), before anything is paused. */
+    public void requireValid() {
+        List<SpecViolation> violations = violations();
+        if (!violations.isEmpty()) throw new InvalidSpecException(violations);
+    }
+
     public List<SpecViolation> violations() {
         List<SpecViolation> out = new ArrayList<>();
         if (name != null) nameViolation(name, "name").ifPresent(out::add);

@@ -6,6 +6,7 @@ import com.tngtech.archunit.core.importer.ImportOption;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
+import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.classes;
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -129,6 +130,24 @@ class ModuleBoundariesTest {
     void theDaemonDoesNotShipTestFixtures() {
         noClasses().that().resideInAPackage("dev.ateom.microvm..")
                 .should().dependOnClassesThat().resideInAPackage("dev.ateom.fixtures..")
+                .check(classes);
+    }
+
+    /** Operations (and the machinery they share: leases, registry, recovery) live in sandbox.operation, beside each other. */
+    @Test
+    void operationsLiveInTheOperationPackage() {
+        classes().that().resideInAPackage("dev.ateom.microvm.sandbox..").and().haveSimpleNameEndingWith("Operation")
+                .and().doNotHaveSimpleName("Operation") // the enum of operation kinds, a domain type
+                .should().resideInAPackage("dev.ateom.microvm.sandbox.operation")
+                .check(classes);
+    }
+
+    /** The domain package holds the sandbox's types and its one dispatcher: nothing else of it reaches into the operations. */
+    @Test
+    void theDomainKnowsTheOperationsOnlyThroughItsDispatcher() {
+        noClasses().that().resideInAPackage("dev.ateom.microvm.sandbox").and().doNotHaveSimpleName("SandboxManager")
+                .should().dependOnClassesThat().resideInAPackage("dev.ateom.microvm.sandbox.operation")
+                .because("a domain type that needs an operation's machinery belongs beside it in sandbox.operation")
                 .check(classes);
     }
 }

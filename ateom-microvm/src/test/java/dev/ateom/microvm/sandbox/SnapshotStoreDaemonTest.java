@@ -7,6 +7,7 @@ import dev.ateom.microvm.Main;
 import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.microvm.remote.RemoteSnapshots;
+import dev.ateom.microvm.sandbox.operation.LeaseKeeper;
 import dev.ateom.store.ConditionalPutProxy;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;

@@ -6,7 +6,7 @@ import dev.ateom.microvm.sandbox.OperationResult;
 import dev.ateom.microvm.sandbox.Rollback;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.SandboxState;
-import dev.ateom.microvm.sandbox.SnapshotCatalog;
+import dev.ateom.microvm.sandbox.SnapshotDraft;
 import dev.ateom.microvm.sandbox.SnapshotTags;
 import dev.ateom.microvm.timing.CrashPoints;
 import dev.ateom.microvm.timing.StepTimer;
@@ -56,7 +56,7 @@ public final class CheckpointOperation {
             ChvClient chv = RunningVm.client(entry);
             timer.run("stopSync", () -> stopSync(entry));
             rollback.add("restart system-info sync", () -> startSyncIfStopped(entry, layout));
-            SnapshotCatalog.Staging staging = timer.step("stage", () -> context.snapshots().begin(record.id(), tags));
+            SnapshotDraft staging = timer.step("stage", () -> context.snapshotWriter().begin(record.id(), tags));
             rollback.add("discard staging dir", staging::discard);
             long pausedAt = System.nanoTime();
             timer.run("pause", chv::pause);

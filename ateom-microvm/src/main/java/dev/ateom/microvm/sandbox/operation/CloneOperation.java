@@ -3,6 +3,7 @@ package dev.ateom.microvm.sandbox.operation;
 import dev.ateom.microvm.sandbox.Operation;
 import dev.ateom.microvm.sandbox.OperationResult;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
+import dev.ateom.microvm.sandbox.SnapshotRestores;
 
 /**
  * Clone: a new sandbox restored from another's snapshot, with its own identity: the snapshot's durable archive
@@ -22,7 +23,7 @@ public final class CloneOperation {
     public OperationResult run(SandboxEntry entry) {
         return NewSandbox.bringUp(context, entry, Operation.CLONE, (record, layout, timer, rollback) -> {
             timer.run("dirs", () -> SandboxDirs.create(layout, null, rollback));
-            timer.run("durable", () -> context.snapshots().extractDurable(source, layout.durableDir()));
+            timer.run("durable", () -> SnapshotRestores.extractDurable(source, layout.durableDir()));
         }, (record, layout, timer, rollback) -> timer.run("systemInfo", () -> context.systemInfo().regenerate(layout,
                 record.spec().systemInfoOrEmpty(), record.identity())), VmSource.restore(source));
     }

@@ -1,11 +1,15 @@
 package dev.ateom.microvm.sandbox.operation;
 
 import dev.ateom.microvm.sandbox.EgressSpec;
+import dev.ateom.microvm.sandbox.InvalidSpecException;
 import dev.ateom.microvm.sandbox.InvalidStateException;
+import dev.ateom.microvm.sandbox.SandboxNetworks;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.SandboxState;
+import dev.ateom.microvm.systeminfo.spec.SpecViolation;
 
 import java.time.Instant;
+import java.util.List;
 
 import static java.lang.System.Logger.Level.INFO;
 
@@ -23,9 +27,18 @@ public final class EgressChange {
 
     public EgressChange(OperationContext context) { this.context = context; }
 
-    /** Runs under the sandbox's lock on a sandbox with a network; the record as it is now. */
+    /** Refuses a policy with violations (a 400 naming each), before the sandbox is locked. */
+    public static void requireValid(EgressSpec egress) {
+        List<SpecViolation> violations = SandboxNetworks.checkEgress(egress, "egress");
+        if (!violations.isEmpty()) throw new InvalidSpecException(violations);
+    }
+
+    /** Runs under the sandbox's lock; refused for a sandbox made without a network. The record as it is now. */
     public SandboxRecord run(SandboxEntry entry, EgressSpec egress) {
         SandboxRecord record = entry.record();
+        if (!record.spec().hasNetwork()) {
+            throw new InvalidSpecException(List.of(new SpecViolation("network", "sandbox " + record.id() + " was created without a network")));
+        }
         switch (record.state()) {
             case RUNNING -> {
                 LiveVm live = entry.live();

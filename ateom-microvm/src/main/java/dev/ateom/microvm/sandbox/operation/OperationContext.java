@@ -7,6 +7,7 @@ import dev.ateom.microvm.sandbox.Operation;
 import dev.ateom.microvm.sandbox.SandboxNetworks;
 import dev.ateom.microvm.sandbox.SandboxStore;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
+import dev.ateom.microvm.sandbox.SnapshotWriter;
 import dev.ateom.microvm.sandbox.SystemInfoVolumes;
 import dev.ateom.microvm.timing.OperationMetrics;
 import dev.ateom.microvm.timing.StepTimer;
@@ -15,7 +16,7 @@ import dev.ateom.virtiofsd.VirtiofsdLauncher;
 
 /** What every operation works with, handed to each instead of calling back into the manager. */
 public record OperationContext(DaemonConfig config, SandboxStore store, VmStarter vms, HostTools tools,
-                               SnapshotCatalog snapshots, SystemInfoVolumes systemInfo, GuestProbe probe, OperationMetrics metrics,
+                               SnapshotCatalog snapshots, SnapshotWriter snapshotWriter, SystemInfoVolumes systemInfo, GuestProbe probe, OperationMetrics metrics,
                                Transitions transitions, SandboxNetworks networks) {
 
     /**

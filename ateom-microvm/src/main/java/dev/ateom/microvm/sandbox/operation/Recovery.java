@@ -8,6 +8,7 @@ import dev.ateom.microvm.sandbox.Operation;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.SandboxState;
 import dev.ateom.microvm.sandbox.ShareRuntime;
+import dev.ateom.microvm.sandbox.SnapshotRestores;
 import dev.ateom.microvm.sandbox.TreeRemoval;
 import dev.ateom.microvm.sandbox.VmRuntime;
 import dev.ateom.microvm.vm.SandboxLayout;
@@ -54,7 +55,7 @@ public final class Recovery {
     public boolean run(SandboxEntry entry) {
         SandboxRecord record = entry.record();
         SandboxLayout layout = context.layout(record.id());
-        if (Files.isDirectory(layout.sandboxDir())) context.snapshots().removeInterruptedExtractions(layout.sandboxDir());
+        if (Files.isDirectory(layout.sandboxDir())) SnapshotRestores.removeInterruptedExtractions(layout.sandboxDir());
         switch (record.state()) {
             case RUNNING -> {
                 if (record.lastOperation() == Operation.CHECKPOINT) recordCheckpoint(entry, record);

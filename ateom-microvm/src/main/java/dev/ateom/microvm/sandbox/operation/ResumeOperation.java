@@ -8,6 +8,7 @@ import dev.ateom.microvm.sandbox.Rollback;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.SandboxState;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
+import dev.ateom.microvm.sandbox.SnapshotRestores;
 import dev.ateom.microvm.timing.StepTimer;
 import dev.ateom.microvm.vm.SandboxLayout;
 
@@ -48,7 +49,7 @@ public final class ResumeOperation {
             DurableSyncMarker durable = new DurableSyncMarker(layout.sandboxDir());
             if (!durable.isInSyncWith(snapshot.id())) {
                 LOG.log(INFO, "durable dir of " + record.id() + " may be newer than snapshot " + snapshot.id() + ": laying it from the archive");
-                timer.run("durable", () -> context.snapshots().replaceDurable(snapshot, layout.durableDir()));
+                timer.run("durable", () -> SnapshotRestores.replaceDurable(snapshot, layout.durableDir()));
                 durable.markInSyncWith(snapshot.id());
             }
             context.bringUp().run(entry, VmSource.restore(snapshot), record.epochs() + 1, timer, rollback, SandboxState.SUSPENDED,

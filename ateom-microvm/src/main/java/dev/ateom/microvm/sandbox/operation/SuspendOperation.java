@@ -6,7 +6,7 @@ import dev.ateom.microvm.sandbox.OperationResult;
 import dev.ateom.microvm.sandbox.Rollback;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.SandboxState;
-import dev.ateom.microvm.sandbox.SnapshotCatalog;
+import dev.ateom.microvm.sandbox.SnapshotDraft;
 import dev.ateom.microvm.sandbox.SnapshotTags;
 import dev.ateom.microvm.timing.CrashPoints;
 import dev.ateom.microvm.timing.StepTimer;
@@ -59,7 +59,7 @@ public final class SuspendOperation {
             ChvClient chv = RunningVm.client(entry);
             timer.run("pause", chv::pause);
             rollback.add("resume the VM", chv::resume);
-            SnapshotCatalog.Staging staging = timer.step("stage", () -> context.snapshots().begin(record.id(), tags));
+            SnapshotDraft staging = timer.step("stage", () -> context.snapshotWriter().begin(record.id(), tags));
             rollback.add("discard staging dir", staging::discard);
             timer.run("snapshot", () -> chv.snapshot(staging.chvDir()));
             String chvVersion = chv.ping().version();

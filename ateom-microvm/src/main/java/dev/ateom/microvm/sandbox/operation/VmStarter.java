@@ -10,6 +10,7 @@ import dev.ateom.microvm.sandbox.Rollback;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.ShareRuntime;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
+import dev.ateom.microvm.sandbox.SnapshotRestores;
 import dev.ateom.microvm.sandbox.TreeRemoval;
 import dev.ateom.microvm.sandbox.VmRuntime;
 import dev.ateom.microvm.vm.SandboxLayout;
@@ -116,7 +117,7 @@ public final class VmStarter {
                            Map<String, Path> socketsByTag, Rollback rollback) {
         // the earlier restore dirs went with the earlier VMs: the root holds only this one
         rollback.add("remove " + layout.restoreRoot(), () -> TreeRemoval.removeRecursively(layout.restoreRoot()));
-        return snapshots.prepareRestore(snapshot, layout.restoreDir(epoch), socketsByTag, el.vsockSocket(), el.consoleLog());
+        return SnapshotRestores.prepareRestore(snapshot, layout.restoreDir(epoch), socketsByTag, el.vsockSocket(), el.consoleLog());
     }
 
     /** A warm CHV from the pool, moved into the epoch's dir, or else one started now. */

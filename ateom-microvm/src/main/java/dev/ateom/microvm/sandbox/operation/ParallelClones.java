@@ -1,5 +1,10 @@
-package dev.ateom.microvm.sandbox;
+package dev.ateom.microvm.sandbox.operation;
 
+import dev.ateom.microvm.sandbox.ForkRequest;
+import dev.ateom.microvm.sandbox.ForkedClone;
+import dev.ateom.microvm.sandbox.IdentitySpec;
+import dev.ateom.microvm.sandbox.OperationResult;
+import dev.ateom.microvm.sandbox.SandboxSpec;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;

@@ -1,8 +1,11 @@
-package dev.ateom.microvm.sandbox;
+package dev.ateom.microvm.sandbox.operation;
 
 import dev.ateom.microvm.logging.LogContext;
-import dev.ateom.microvm.sandbox.operation.LeaseClaim;
-import dev.ateom.microvm.sandbox.operation.SandboxEntry;
+import dev.ateom.microvm.sandbox.Operation;
+import dev.ateom.microvm.sandbox.RemoteStoreException;
+import dev.ateom.microvm.sandbox.SandboxLeases;
+import dev.ateom.microvm.sandbox.SandboxRecord;
+import dev.ateom.microvm.sandbox.SandboxState;
 
 import java.time.Duration;
 import java.util.List;
@@ -15,6 +18,7 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Supplier;
 
 import static java.lang.System.Logger.Level.WARNING;
 
@@ -27,7 +31,7 @@ import static java.lang.System.Logger.Level.WARNING;
  * suspend before it. Where leases are not held while running, only adopt and delete touch them, as before.
  * A store that cannot be asked refuses only what concerns a sandbox that may exist elsewhere ({@link #claim}).
  */
-final class LeaseKeeper implements AutoCloseable {
+public final class LeaseKeeper implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(LeaseKeeper.class.getName());
     /** How long a daemon stop waits for the give-backs of the suspends it ran. */
     private static final Duration CLOSE_LIMIT = Duration.ofSeconds(20);
@@ -36,10 +40,10 @@ final class LeaseKeeper implements AutoCloseable {
     private final Map<String, CompletableFuture<Void>> queues = new ConcurrentHashMap<>();
     private final ExecutorService threads = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("lease-", 0).factory());
 
-    LeaseKeeper(SandboxLeases leases) { this.leases = leases; }
+    public LeaseKeeper(SandboxLeases leases) { this.leases = leases; }
 
     /** Adopt, before the adopted sandbox exists: takes its lease and waits (refused when leases cannot be had). */
-    void acquire(String sandboxId) {
+    public void acquire(String sandboxId) {
         join(enqueue(sandboxId, () -> leases.acquire(sandboxId)));
     }
 
@@ -50,7 +54,7 @@ final class LeaseKeeper implements AutoCloseable {
      * (warned about: no other host has anything of it to run). Where leases are not held while running, a resume
      * checks here that no other host holds one.
      */
-    LeaseClaim claim(SandboxRecord sandbox, Operation operation) {
+    public LeaseClaim claim(SandboxRecord sandbox, Operation operation) {
         String id = sandbox.id();
         if (!leases.heldWhileRunning()) {
             if (operation == Operation.RESUME) leases.requireNotHeldByAnother(id);
@@ -65,7 +69,7 @@ final class LeaseKeeper implements AutoCloseable {
      * on (it may have started without one while the store could not be asked), so no other host adopts the pushed
      * snapshot while it runs here. Refused when the lease cannot be had.
      */
-    void holdBeforePush(String sandboxId) {
+    public void holdBeforePush(String sandboxId) {
         if (!leases.heldWhileRunning()) return;
         join(enqueue(sandboxId, () -> take(sandboxId, true, null)));
     }
@@ -95,7 +99,7 @@ final class LeaseKeeper implements AutoCloseable {
      * After an operation, under the sandbox's lock: a sandbox that is not running here gives its lease back, in the
      * background and once the processes a suspend left stopping are gone (the operation's answer does not wait).
      */
-    void follow(SandboxEntry entry) {
+    public void follow(SandboxEntry entry) {
         entry.claiming(LeaseClaim.NONE);
         if (!leases.heldWhileRunning() || entry.record().state() == SandboxState.RUNNING) return;
         String id = entry.record().id();
@@ -105,8 +109,17 @@ final class LeaseKeeper implements AutoCloseable {
         });
     }
 
+    /** Runs an operation, then (under the same lock) gives the lease back if the sandbox no longer runs here ({@link #follow}). */
+    public <T> T following(SandboxEntry entry, Supplier<T> operation) {
+        try {
+            return operation.get();
+        } finally {
+            follow(entry);
+        }
+    }
+
     /** Delete, under the sandbox's lock: gives this host's lease back and waits. */
-    void release(String sandboxId) {
+    public void release(String sandboxId) {
         join(enqueue(sandboxId, () -> leases.release(sandboxId)));
     }
 
@@ -115,7 +128,7 @@ final class LeaseKeeper implements AutoCloseable {
      * adopted) still holds its lease, taken again in case it was lost (a lease another host holds now is warned
      * about); one that is not running gives back what the interrupted operation took.
      */
-    void afterRecovery(List<SandboxEntry> settled) {
+    public void afterRecovery(List<SandboxEntry> settled) {
         if (!leases.heldWhileRunning()) return;
         for (SandboxEntry entry : settled) {
             String id = entry.record().id();

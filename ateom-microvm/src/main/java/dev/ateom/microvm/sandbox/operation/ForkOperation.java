@@ -1,5 +1,14 @@
-package dev.ateom.microvm.sandbox;
+package dev.ateom.microvm.sandbox.operation;
 
+import dev.ateom.microvm.sandbox.ForkRequest;
+import dev.ateom.microvm.sandbox.ForkResult;
+import dev.ateom.microvm.sandbox.ForkedClone;
+import dev.ateom.microvm.sandbox.InvalidStateException;
+import dev.ateom.microvm.sandbox.Operation;
+import dev.ateom.microvm.sandbox.OperationResult;
+import dev.ateom.microvm.sandbox.SandboxRecord;
+import dev.ateom.microvm.sandbox.SandboxSpec;
+import dev.ateom.microvm.sandbox.SandboxState;
 import dev.ateom.microvm.timing.OperationProgress;
 
 import java.util.LinkedHashMap;
@@ -16,7 +25,7 @@ import static java.lang.System.Logger.Level.INFO;
  * parallel, at most as many at a time as the restore slots allow. It composes the manager's own checkpoint and
  * create, each under its own sandbox's lock, so a fork holds no lock of its own while its clones are restored.
  */
-final class ForkOperation {
+public final class ForkOperation {
     private static final System.Logger LOG = System.getLogger(ForkOperation.class.getName());
 
     private final Semaphore restoreSlots;
@@ -24,7 +33,7 @@ final class ForkOperation {
     private final Function<SandboxSpec, OperationResult> create;
     private final Supplier<String> ids;
 
-    ForkOperation(Semaphore restoreSlots, Function<String, OperationResult> checkpoint, Function<SandboxSpec, OperationResult> create,
+    public ForkOperation(Semaphore restoreSlots, Function<String, OperationResult> checkpoint, Function<SandboxSpec, OperationResult> create,
                   Supplier<String> ids) {
         this.restoreSlots = restoreSlots;
         this.checkpoint = checkpoint;
@@ -32,7 +41,7 @@ final class ForkOperation {
         this.ids = ids;
     }
 
-    ForkResult run(SandboxRecord source, ForkRequest request) {
+    public ForkResult run(SandboxRecord source, ForkRequest request) {
         String id = source.id();
         long start = System.nanoTime();
         OperationResult checkpointed = null;
