@@ -4,7 +4,7 @@
 #
 #   system-wide (apt, bookworm + bookworm-backports): busybox-static cpio kmod patchelf xz-utils zstd unzip
 #                                                     gcc libc6-dev golang-go (the fixture guest's probe and agent)
-#                                                     nftables iproute2 (sandbox network slots)
+#                                                     nftables iproute2 iptables (sandbox network slots)
 #                                                     qemu-system-x86 (10.x, backports) docker.io
 #   project-local (.tools/, from trixie/sid .debs, never apt-installed on bookworm):
 #       .tools/virtiofsd/            virtiofsd (sid) + trixie glibc & friends, patched to use them
@@ -34,7 +34,8 @@ start=$(date +%s)
 mkdir -p "$TOOLS"
 
 # ---------------------------------------------------------------- system packages (bookworm)
-APT_PKGS=(busybox-static cpio kmod patchelf xz-utils zstd gcc libc6-dev golang-go unzip nftables iproute2)
+# iptables: the daemon writes to tables iptables owns (Docker's DOCKER-USER, ufw's FORWARD) only with iptables' own binaries
+APT_PKGS=(busybox-static cpio kmod patchelf xz-utils zstd gcc libc6-dev golang-go unzip nftables iproute2 iptables)
 BACKPORTS_LIST=/etc/apt/sources.list.d/ateom-bookworm-backports.sources
 apt_updated=0
 apt_update_once() {
@@ -263,7 +264,7 @@ EOF
 
 say "versions: $(qemu-system-x86_64 --version | head -1); $("$TOOLS/virtiofsd/bin/virtiofsd" --version 2>&1 | head -1);" \
     "$("$TOOLS/vhost-device-vsock/bin/vhost-device-vsock" --version 2>&1 | head -1); busybox $(dpkg-query -W -f='${Version}' busybox-static);" \
-    "nftables $(dpkg-query -W -f='${Version}' nftables);" \
+    "nftables $(dpkg-query -W -f='${Version}' nftables); iptables $(dpkg-query -W -f='${Version}' iptables);" \
     "docker.io $(dpkg-query -W -f='${Version}' docker.io 2>/dev/null || echo none); go $(go version | cut -d' ' -f3);" \
     "node $("$NODE_BIN" --version)"
 say "done in $(( $(date +%s) - start )) s; environment in $TOOLS/env.sh"

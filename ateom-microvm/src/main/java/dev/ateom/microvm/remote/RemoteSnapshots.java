@@ -35,6 +35,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import static java.lang.System.Logger.Level.INFO;
@@ -53,13 +54,14 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
     private final RemoteSnapshotStore store;
     private final RemoteStoreException unusable;
     private final SnapshotStore local;
-    private final HypervisorVersion chvVersion;
+    /** This host's CHV version as manifests record it, empty when unknown (then pulls do not compare it). */
+    private final Supplier<Optional<String>> chvVersion;
     private final StoreMetrics metrics;
     private Consumer<String> beforePush = sandboxId -> { };
     private Consumer<String> beforeVisibleAfterSuspend = sandboxId -> { };
 
     private RemoteSnapshots(RemoteStoreConfig config, RemoteSnapshotStore store, RemoteStoreException unusable, SnapshotStore local,
-                            HypervisorVersion chvVersion, StoreMetrics metrics) {
+                            Supplier<Optional<String>> chvVersion, StoreMetrics metrics) {
         this.config = config;
         this.store = store;
         this.unusable = unusable;
@@ -78,8 +80,8 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
      * Opens the store client and the chunk cache ({@code <state>/chunks}), checks access and probes conditional writes,
      * logging what it found. Never fails the start: a store that cannot be used is warned about, naming the option.
      */
-    public static RemoteSnapshots start(RemoteStoreConfig config, Path stateDir, SnapshotStore local, Optional<Path> cloudHypervisor,
-                                        PrometheusRegistry registry) {
+    public static RemoteSnapshots start(RemoteStoreConfig config, Path stateDir, SnapshotStore local,
+                                        Supplier<Optional<String>> chvVersion, PrometheusRegistry registry) {
         String location = config.settings().location().toString();
         RemoteSnapshotStore store;
         try {
@@ -91,7 +93,7 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
                     : new RemoteStoreException(RemoteStoreException.Kind.REFUSED, failure.getMessage(), null, e);
             return new RemoteSnapshots(config, null, unusable, local, null, null);
         }
-        RemoteSnapshots remote = new RemoteSnapshots(config, store, null, local, new HypervisorVersion(cloudHypervisor),
+        RemoteSnapshots remote = new RemoteSnapshots(config, store, null, local, chvVersion,
                 new StoreMetrics(registry, store.chunkCache()));
         remote.checkAtStart();
         return remote;

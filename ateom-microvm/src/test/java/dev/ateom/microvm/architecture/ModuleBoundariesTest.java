@@ -75,6 +75,15 @@ class ModuleBoundariesTest {
                 .check(classes);
     }
 
+    /** Other software's firewall is touched in one place, which knows nothing of slots (only rules, chains and comments). */
+    @Test
+    void theHostFirewallKnowsNoSlots() {
+        noClasses().that().resideInAPackage("dev.ateom.network.firewall..")
+                .should().dependOnClassesThat().resideInAPackage("dev.ateom.network")
+                .because("the rules in other software's chains are found and removed by their comment alone, whatever the slots do")
+                .check(classes);
+    }
+
     @Test
     void virtiofsdManagerStandsAlone() {
         noClasses().that().resideInAPackage("dev.ateom.virtiofsd..")
@@ -105,6 +114,15 @@ class ModuleBoundariesTest {
         noClasses().that().resideInAPackage("dev.ateom.microvm.sandbox..")
                 .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.microvm.http..", "dev.ateom.microvm.api..", "io.helidon..")
                 .because("sandbox errors are domain exceptions, mapped to problem documents in http/ alone")
+                .check(classes);
+    }
+
+    /** The host's facts are read, never acted on: sandboxes and the API use them, not the other way round. */
+    @Test
+    void hostFactsDependOnNoSandboxOrApi() {
+        noClasses().that().resideInAPackage("dev.ateom.microvm.host..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.microvm.sandbox..", "dev.ateom.microvm.http..",
+                        "dev.ateom.microvm.api..", "io.helidon..")
                 .check(classes);
     }
 
