@@ -150,4 +150,16 @@ class ModuleBoundariesTest {
                 .because("a domain type that needs an operation's machinery belongs beside it in sandbox.operation")
                 .check(classes);
     }
+
+    @Test
+    void theStandInCarriesGuestStreamsWithoutKnowingTheAgent() {
+        // the stand-in's stream port relays bytes to any guest vsock port; the agent's test client speaks to the agent
+        // over any byte stream (TCP, hybrid vsock of CHV, vhost-device-vsock or the stand-in)
+        noClasses().that().resideInAPackage("dev.ateom.fixtures.chv..")
+                .should().dependOnClassesThat().resideInAPackage("dev.ateom.fixtures.guest.agent..")
+                .check(classes);
+        noClasses().that().resideInAPackage("dev.ateom.fixtures.guest.agent..")
+                .should().dependOnClassesThat().resideInAPackage("dev.ateom.fixtures.chv..")
+                .check(classes);
+    }
 }
