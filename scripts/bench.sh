@@ -7,6 +7,8 @@
 #   SCALING [1,5,10,20] (none backend)  GUEST_SCALING [1,5,10,20] (qemu/chv)  SCALING_ROUNDS [2]
 #   ARCHIVE_MIB [1024]  SNAPSHOT_MIB [1024]  ARCHIVE_ROUNDS [3]  SYNC_UPDATES [200]  DAEMON_ARGS [] (e.g. "--vmm-pool 0")
 #   MAVEN_ARGS [] (added to both mvn calls, e.g. "-Dmaven.repo.local=/path/to/repo")
+# BENCH=soak runs the churn soak instead (SoakBenchmark: the daemon's RSS, heap after GC, descriptors and threads
+# every EVERY rounds): ROUNDS [300] PARALLEL [2] EVERY [25] SOAK_JAVA_OPTS [] (e.g. -XX:NativeMemoryTracking=summary)
 set -euo pipefail
 export JAVA_HOME=/usr/lib/jvm/temurin-25-jdk-amd64
 export PATH="$JAVA_HOME/bin:$PATH"
@@ -16,24 +18,30 @@ props=(-Dbench.backends="${BACKENDS:-none,qemu${ATEOM_CLOUD_HYPERVISOR:+,chv}}" 
   -Dbench.scaling="${SCALING:-1,5,10,20}" -Dbench.guestScaling="${GUEST_SCALING:-1,5,10,20}"
   -Dbench.scalingRounds="${SCALING_ROUNDS:-2}" -Dbench.archiveMib="${ARCHIVE_MIB:-1024}"
   -Dbench.snapshotMib="${SNAPSHOT_MIB:-1024}" -Dbench.archiveRounds="${ARCHIVE_ROUNDS:-3}"
-  -Dbench.syncUpdates="${SYNC_UPDATES:-200}" -Dbench.daemonArgs="${DAEMON_ARGS:-}")
+  -Dbench.syncUpdates="${SYNC_UPDATES:-200}" -Dbench.daemonArgs="${DAEMON_ARGS:-}"
+  -Dsoak.rounds="${ROUNDS:-300}" -Dsoak.parallel="${PARALLEL:-2}" -Dsoak.every="${EVERY:-25}" -Dsoak.javaOpts="${SOAK_JAVA_OPTS:-}")
+case "${BENCH:-speed}" in
+  speed) bench=SpeedBenchmark ;;
+  soak) bench=SoakBenchmark ;;
+  *) echo "BENCH must be speed or soak, not '$BENCH'" >&2; exit 2 ;;
+esac
 mvn -q -o ${MAVEN_ARGS:-} -DskipTests install
 # the daemon starts as shipped: with an AOT cache made from the jars just built (bin/ateom ignores an older one)
 scripts/build-aot-cache.sh
 mkdir -p bench-results
 rm -f bench-results/*.md bench-results/*.svg # only this run's tables are listed at the end
 # surefire keeps the test's output in its report file; follow it so the tables show while they are measured
-report=ateom-microvm/target/surefire-reports/dev.ateom.microvm.bench.SpeedBenchmark-output.txt
+report=ateom-microvm/target/surefire-reports/dev.ateom.microvm.bench.$bench-output.txt
 rm -f "$report"
 ( while [[ ! -f "$report" ]]; do sleep 1; done; tail -n +1 -f "$report" ) & follower=$!
 trap 'kill "$follower" 2>/dev/null || true' EXIT
 status=0
-mvn -q -o ${MAVEN_ARGS:-} -pl ateom-microvm test -Dtest=SpeedBenchmark -Dsurefire.excludedGroups=none -Dsurefire.failIfNoSpecifiedTests=false \
+mvn -q -o ${MAVEN_ARGS:-} -pl ateom-microvm test -Dtest="$bench" -Dsurefire.excludedGroups=none -Dsurefire.failIfNoSpecifiedTests=false \
   "${props[@]}" > bench-results/maven.log 2>&1 || status=$?
 sleep 1
 if (( status != 0 )); then
   echo "benchmark failed (exit $status); Maven's output: bench-results/maven.log" >&2
-  grep -h -A20 '<<< \(FAILURE\|ERROR\)' ateom-microvm/target/surefire-reports/*SpeedBenchmark.txt >&2 || tail -40 bench-results/maven.log >&2
+  grep -h -A20 '<<< \(FAILURE\|ERROR\)' ateom-microvm/target/surefire-reports/*"$bench".txt >&2 || tail -40 bench-results/maven.log >&2
   exit "$status"
 fi
 echo "tables and charts:"

@@ -3,15 +3,19 @@
 # Idempotent: a second run checks stamps and versions, changes nothing and takes seconds.
 #
 #   system-wide (apt, bookworm + bookworm-backports): busybox-static cpio kmod patchelf xz-utils zstd unzip
-#                                                     nftables iproute2 (sandbox network slots)
+#                                                     gcc libc6-dev golang-go (the fixture guest's probe and agent)
+#                                                     nftables iproute2 iptables (sandbox network slots)
 #                                                     qemu-system-x86 (10.x, backports) docker.io
 #   project-local (.tools/, from trixie/sid .debs, never apt-installed on bookworm):
 #       .tools/virtiofsd/            virtiofsd (sid) + trixie glibc & friends, patched to use them
 #       .tools/vhost-device-vsock/   vhost-device-vsock (sid), same treatment
 #       .tools/kernel/               trixie linux-image-6.12 unpacked (vmlinuz, modules)
+#       .tools/nodejs/               Node.js 20 (trixie nodejs + libnode115 + their libraries), only where no node >= 20.18.1
+#                                    is installed: patched like virtiofsd; bin/node is a wrapper (see install_node)
 #       .tools/node/                 the npm packages of scripts/node/package.json (e2b SDK, s3rver), npm ci
 #
-# Usage: scripts/setup.sh [--no-docker]     ATEOM_TOOLS overrides the tools folder.
+# Usage: scripts/setup.sh [--no-docker]     ATEOM_TOOLS overrides the tools folder; ATEOM_NODE_FROM=trixie installs
+#                                          trixie's Node.js into .tools/nodejs even where a usable node is installed.
 set -euo pipefail
 
 ROOT="$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)"
@@ -30,7 +34,8 @@ start=$(date +%s)
 mkdir -p "$TOOLS"
 
 # ---------------------------------------------------------------- system packages (bookworm)
-APT_PKGS=(busybox-static cpio kmod patchelf xz-utils zstd gcc libc6-dev unzip nftables iproute2)
+# iptables: the daemon writes to tables iptables owns (Docker's DOCKER-USER, ufw's FORWARD) only with iptables' own binaries
+APT_PKGS=(busybox-static cpio kmod patchelf xz-utils zstd gcc libc6-dev golang-go unzip nftables iproute2 iptables)
 BACKPORTS_LIST=/etc/apt/sources.list.d/ateom-bookworm-backports.sources
 apt_updated=0
 apt_update_once() {
@@ -169,23 +174,81 @@ else
   say "guest kernel unpacked: $kpkg ($kver) in $KDIR"
 fi
 
-# ---------------------------------------------------------------- npm packages the tests run (scripts/node/package.json)
+# ---------------------------------------------------------------- Node.js and the npm packages the tests run
 # the E2B SDK (a client of the E2B API) and s3rver (an S3 server); pinned with their lock file, installed into .tools/node
 NODE_MIN=20.18.1   # the e2b SDK's engines field
+NODE_DEBS=(nodejs libnode115 node-acorn node-cjs-module-lexer node-minimatch node-undici)
+NODE_LIBS=(libc6 libgcc-s1 libstdc++6 zlib1g libuv1t64 libbrotli1 libcares2 libnghttp2-14 libssl3t64 libicu76)
 node_ok() {
-  command -v node >/dev/null 2>&1 || return 1
-  local have; have=$(node --version | sed 's/^v//')
-  [[ "$(printf '%s\n%s\n' "$NODE_MIN" "$have" | sort -V | head -1)" == "$NODE_MIN" ]]
+  local have; have=$("$1" --version 2>/dev/null | sed 's/^v//') || return 1
+  [[ -n $have && "$(printf '%s\n%s\n' "$NODE_MIN" "$have" | sort -V | head -1)" == "$NODE_MIN" ]]
 }
-node_ok || die "Node.js >= $NODE_MIN needed for the E2B SDK tests (have: $(node --version 2>/dev/null || echo none))"
+
+# install_node: trixie's Node.js into .tools/nodejs, for hosts without a Node.js >= NODE_MIN. Like the Rust tools it
+# runs on trixie's glibc (interpreter and RUNPATH patched). Debian's libnode reads the de-vendored JS builtins
+# (undici for fetch, acorn, cjs-module-lexer, minimatch) at start from /usr/share/nodejs/..., a path compiled in;
+# nothing may be installed there on bookworm, so the path is rewritten, same length, to /proc/self/fd/9///... and
+# bin/node is a wrapper that opens .tools/nodejs/share/nodejs as descriptor 9 before it executes the real binary.
+install_node() {
+  local dest="$TOOLS/nodejs" deb lib
+  if node_ok "$dest/bin/node" && [[ "$(cat "$dest/.root" 2>/dev/null)" == "$dest" ]]; then
+    say "Node.js ok: $("$dest/bin/node" --version) ($dest/bin/node, trixie's)"
+    return
+  fi
+  rm -rf "$dest"; mkdir -p "$dest/bin" "$dest/lib" "$dest/share" "$dest/unpack"
+  for pkg in "${NODE_DEBS[@]}" "${NODE_LIBS[@]}"; do
+    deb=$(download_deb "$pkg" trixie); dpkg -x "$deb" "$dest/unpack"
+  done
+  cp "$dest/unpack/usr/bin/node" "$dest/bin/node.bin"
+  for dir in "$dest/unpack/lib/x86_64-linux-gnu" "$dest/unpack/usr/lib/x86_64-linux-gnu"; do
+    [[ -d $dir ]] && find "$dir" -maxdepth 1 \( -type f -o -type l \) -name '*.so*' -exec cp -a {} "$dest/lib/" \;
+  done
+  cp -a "$dest/unpack/usr/share/nodejs" "$dest/share/nodejs"
+  [[ -e $dest/lib/ld-linux-x86-64.so.2 && -e $dest/lib/libnode.so.115 ]] || die "libc6 or libnode115 missing after unpacking Node.js"
+  patchelf --set-interpreter "$dest/lib/ld-linux-x86-64.so.2" --set-rpath '$ORIGIN/../lib' "$dest/bin/node.bin"
+  # a library's RUNPATH serves only its own dependencies: every one that has some gets $ORIGIN (glibc itself excepted)
+  for lib in "$dest"/lib/*.so*; do
+    [[ -L $lib ]] && continue
+    case ${lib##*/} in ld-linux*|libc.so*) continue ;; esac
+    readelf -d "$lib" 2>/dev/null | grep -q NEEDED && patchelf --set-rpath '$ORIGIN' "$lib"
+  done
+  perl -0777 -pi -e 's{/usr/share/nodejs/}{/proc/self/fd/9///}g' "$dest/lib/libnode.so.115"
+  grep -q '/proc/self/fd/9///undici/' "$dest/lib/libnode.so.115" || die "libnode.so.115 does not name /usr/share/nodejs/undici: cannot relocate its builtins"
+  cat >"$dest/bin/node" <<'WRAPPER'
+#!/bin/sh
+# trixie's Node.js relocated by scripts/setup.sh: libnode reads its JS builtins from /proc/self/fd/9/, this directory's
+# ../share/nodejs opened as descriptor 9
+here=$(dirname "$(readlink -f "$0")")
+exec 9<"$here/../share/nodejs" && exec "$here/node.bin" "$@"
+WRAPPER
+  chmod 0755 "$dest/bin/node"
+  echo "$dest" >"$dest/.root"
+  rm -rf "$dest/unpack"
+  node_ok "$dest/bin/node" || die "the relocated Node.js does not run: $("$dest/bin/node" --version 2>&1 | head -3)"
+  "$dest/bin/node" -e 'if (typeof fetch !== "function") process.exit(1)' || die "the relocated Node.js has no fetch (undici builtin)"
+  say "installed Node.js $("$dest/bin/node" --version) into $dest (trixie's)"
+}
+
+NODE_BIN=$(command -v node || true)
+if [[ -z $NODE_BIN || ${ATEOM_NODE_FROM:-} == trixie ]] || ! node_ok "$NODE_BIN"; then
+  install_node
+  NODE_BIN=$TOOLS/nodejs/bin/node
+fi
+if ! command -v npm >/dev/null; then
+  # npm only downloads the locked packages: bookworm's (on bookworm's Node.js 18) does that; the tests run NODE_BIN
+  apt_update_once
+  say "apt-get install npm (bookworm)"
+  apt-get install -y -qq --no-install-recommends npm >/dev/null
+fi
 NODE_DIR="$TOOLS/node"
+packages_of() { (cd "$NODE_DIR" && "$NODE_BIN" -p "Object.entries(require('./package.json').dependencies).map(e=>e.join('@')).join(' ')"); }
 if [[ -d $NODE_DIR/node_modules ]] && cmp -s "$ROOT/scripts/node/package-lock.json" "$NODE_DIR/package-lock.json"; then
-  say "npm packages ok: $(cd "$NODE_DIR" && node -p "Object.entries(require('./package.json').dependencies).map(e=>e.join('@')).join(' ')")"
+  say "npm packages ok: $(packages_of)"
 else
   rm -rf "$NODE_DIR"; mkdir -p "$NODE_DIR"
   cp "$ROOT/scripts/node/package.json" "$ROOT/scripts/node/package-lock.json" "$NODE_DIR/"
   (cd "$NODE_DIR" && npm ci --no-audit --no-fund --loglevel=error >/dev/null) || die "npm ci in $NODE_DIR failed"
-  say "installed npm packages into $NODE_DIR: $(cd "$NODE_DIR" && node -p "Object.entries(require('./package.json').dependencies).map(e=>e.join('@')).join(' ')")"
+  say "installed npm packages into $NODE_DIR: $(packages_of)"
 fi
 
 cat >"$TOOLS/env.sh" <<EOF
@@ -195,12 +258,13 @@ export ATEOM_VIRTIOFSD=$TOOLS/virtiofsd/bin/virtiofsd
 export ATEOM_VHOST_DEVICE_VSOCK=$TOOLS/vhost-device-vsock/bin/vhost-device-vsock
 export ATEOM_GUEST_KERNEL_DIR=$KDIR
 export ATEOM_QEMU=$(command -v qemu-system-x86_64)
-export ATEOM_NODE=$(command -v node)
+export ATEOM_NODE=$NODE_BIN
 export ATEOM_NODE_MODULES=$NODE_DIR/node_modules
 EOF
 
 say "versions: $(qemu-system-x86_64 --version | head -1); $("$TOOLS/virtiofsd/bin/virtiofsd" --version 2>&1 | head -1);" \
     "$("$TOOLS/vhost-device-vsock/bin/vhost-device-vsock" --version 2>&1 | head -1); busybox $(dpkg-query -W -f='${Version}' busybox-static);" \
-    "nftables $(dpkg-query -W -f='${Version}' nftables);" \
-    "docker.io $(dpkg-query -W -f='${Version}' docker.io 2>/dev/null || echo none)"
+    "nftables $(dpkg-query -W -f='${Version}' nftables); iptables $(dpkg-query -W -f='${Version}' iptables);" \
+    "docker.io $(dpkg-query -W -f='${Version}' docker.io 2>/dev/null || echo none); go $(go version | cut -d' ' -f3);" \
+    "node $("$NODE_BIN" --version)"
 say "done in $(( $(date +%s) - start )) s; environment in $TOOLS/env.sh"

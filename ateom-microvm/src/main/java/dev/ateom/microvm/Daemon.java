@@ -1,6 +1,7 @@
 package dev.ateom.microvm;
 
 import dev.ateom.microvm.api.EventRoutes;
+import dev.ateom.microvm.api.HostRoutes;
 import dev.ateom.microvm.api.OpenApiEndpoint;
 import dev.ateom.microvm.api.OperationRoutes;
 import dev.ateom.microvm.api.SandboxRoutes;
@@ -8,6 +9,9 @@ import dev.ateom.microvm.api.SnapshotRoutes;
 import dev.ateom.microvm.api.StoreRoutes;
 import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.events.SandboxEvent;
+import dev.ateom.microvm.host.ChvVersion;
+import dev.ateom.microvm.host.HostFactsProbe;
+import dev.ateom.microvm.host.HostInventory;
 import dev.ateom.microvm.remote.RemoteSnapshots;
 import dev.ateom.microvm.operations.OperationRegistry;
 import dev.ateom.microvm.operations.OperationRetention;
@@ -82,6 +86,8 @@ public final class Daemon implements AutoCloseable {
         // virtiofsd's probe (two process starts) runs beside the rest of the start and the API's first answers
         HostTools tools = HostTools.checkInBackground(config);
         resources.add(tools); // the virtiofsd launcher's log rotation
+        // the host's facts too, and the warnings they make (kvm_pvm cannot snapshot), logged once the hypervisor's version is known
+        HostInventory host = HostInventory.probeInBackground(HostFactsProbe.ofThisHost(), tools::hypervisorFacts, tools::hypervisorVersion);
         SandboxManager sandboxes;
         RemoteSnapshots remote;
         try {
@@ -104,7 +110,8 @@ public final class Daemon implements AutoCloseable {
                     "system-info volume " + volume + " keeps its last good content: " + reason)));
             snapshots.protect(sandboxes::isLatestOfSuspended);
             remote = config.snapshotStore()
-                    .map(store -> RemoteSnapshots.start(store, config.stateDir(), snapshotStore, tools.hypervisor().resolved(), registry))
+                    .map(store -> RemoteSnapshots.start(store, config.stateDir(), snapshotStore,
+                            () -> tools.hypervisorVersion().map(ChvVersion::toString), registry))
                     .orElseGet(RemoteSnapshots::notConfigured);
             resources.add(remote);
             if (remote.configured()) {
@@ -137,6 +144,7 @@ public final class Daemon implements AutoCloseable {
         services.add(new OperationRoutes(operations));
         services.add(new SnapshotRoutes(sandboxes.snapshotCatalog(), remote));
         services.add(new StoreRoutes(remote));
+        services.add(new HostRoutes(host));
         services.add(new EventRoutes(sandboxes.events()));
 
         ApiServer server = new ApiServer(config.listenHost(), config.port(), config.maxRequestBytes(), token, services);

@@ -1,11 +1,13 @@
 package dev.ateom.chv;
 
 import dev.ateom.fixtures.chv.ChvStandIn;
+import dev.ateom.fixtures.chv.PlayedVersion;
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.HashMap;
 import java.util.Map;
 
 /**
@@ -49,11 +51,25 @@ final class ChvUnderTest {
         return script;
     }
 
-    /** Starts a fresh VMM with its files in {@code dir}/{@code name}.*. */
+    /** The real binary, or the stand-in playing its default release (v54). */
+    static ChvRelease defaultRelease() {
+        return new ChvRelease(isReal() ? null : PlayedVersion.V54);
+    }
+
+    /** Starts a fresh VMM with its files in {@code dir}/{@code name}.*: the real one, or the stand-in playing v54. */
     static ChvProcess start(Path dir, String name) throws IOException {
+        return start(dir, name, defaultRelease());
+    }
+
+    /** Starts a fresh VMM of {@code release} (the stand-in playing it, or the real binary whatever it is). */
+    static ChvProcess start(Path dir, String name, ChvRelease release) throws IOException {
+        Map<String, String> environment = new HashMap<>();
+        environment.put("ATEOM_STANDIN_VHOST_USER_TIMEOUT", String.valueOf(STANDIN_VHOST_USER_TIMEOUT.toMillis() / 1000.0));
+        if (!isReal() && release.played() != null) {
+            environment.put("ATEOM_STANDIN_CHV_VERSION", release.played().version());
+        }
         var launch = new ChvLaunch(binary(dir), dir.resolve(name + ".api.sock"), dir.resolve(name + ".chv.log"),
-                dir.resolve(name + ".chv.out"), 1, Duration.ofSeconds(30),
-                Map.of("ATEOM_STANDIN_VHOST_USER_TIMEOUT", String.valueOf(STANDIN_VHOST_USER_TIMEOUT.toMillis() / 1000.0)));
+                dir.resolve(name + ".chv.out"), 1, Duration.ofSeconds(30), environment);
         return ChvProcess.start(launch);
     }
 }

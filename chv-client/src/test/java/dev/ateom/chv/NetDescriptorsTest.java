@@ -10,8 +10,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import org.junit.jupiter.api.AfterEach;
-import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 /**
  * A NIC backed by a TAP descriptor, the way CHV v54 takes it: the descriptor travels with {@code vm.add-net}
@@ -37,13 +38,14 @@ class NetDescriptorsTest {
         assertThat(NetNamespaces.list(prefix)).as("no namespace (and so no TAP) left").isEmpty();
     }
 
-    @Test
-    void aTapDescriptorGoesWithAddNetAndMustComeBackWithRestore() throws Exception {
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("dev.ateom.chv.ChvRelease#underTest")
+    void aTapDescriptorGoesWithAddNetAndMustComeBackWithRestore(ChvRelease release) throws Exception {
         TestTaps taps = new TestTaps(prefix + "-taps");
         started.add(taps);
         Path snap = Files.createDirectory(dir.resolve("snap"));
         try (SandboxShares shares = SandboxShares.start(dir, "g1")) {
-            ChvProcess source = ChvUnderTest.start(dir, "src");
+            ChvProcess source = ChvUnderTest.start(dir, "src", release);
             started.add(source::kill);
             ChvClient chv = source.client();
             chv.create(shares.config("g1"));
@@ -70,13 +72,14 @@ class NetDescriptorsTest {
 
         try (SandboxShares shares = SandboxShares.start(dir, "g2"); Pipes pipes = new Pipes(1)) {
             Files.writeString(snap.resolve("config.json"), Files.readString(snap.resolve("config.json")).replace(dir + "/g1-", dir + "/g2-"));
-            ChvProcess target = ChvUnderTest.start(dir, "dst");
+            ChvProcess target = ChvUnderTest.start(dir, "dst", release);
             started.add(target::kill);
+            ChvBehaviour behaviour = release.behaviourOf(target.client());
             RawChv raw = new RawChv(target.launch().apiSocket());
             String source = "\"source_url\":\"file://" + snap + "\"";
 
             HttpResponse missing = raw.put("vm.restore", "{" + source + "}");
-            assertThat(missing.status()).as(missing.bodyText()).isEqualTo(400);
+            assertThat(missing.status()).as(missing.bodyText()).isEqualTo(behaviour.restoreMissingNetStatus());
             assertThat(chainOf(missing)).containsExactly("Error from API", "The VM could not be restored", "Failed to validate config",
                     "Net id _net0 is associated with FDs and is required");
             assertThat(raw.get("vm.info").status()).as("nothing was created").isEqualTo(404);

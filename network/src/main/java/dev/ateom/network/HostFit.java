@@ -4,7 +4,6 @@ import dev.ateom.network.netlink.AddressEntry;
 import dev.ateom.network.netlink.LinkEntry;
 import dev.ateom.network.netlink.RouteEntry;
 import dev.ateom.network.netlink.RouteNetlink;
-import dev.ateom.network.nft.Nftables;
 import dev.ateom.network.os.NetNamespace;
 import dev.ateom.network.os.Sysctl;
 import java.io.IOException;
@@ -14,18 +13,13 @@ import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
-import java.util.regex.Matcher;
-import java.util.regex.Pattern;
 
 /**
  * Whether the host namespace can carry slots: the pool must not overlap any address or route of the host (other
- * than the daemon's own links), and what the daemon may not change but an operator should know is reported as
- * warnings: interfaces whose forwarding is off, and other tables that drop forwarded traffic.
+ * than the daemon's own links), and interfaces whose forwarding is off (which the daemon does not change) are
+ * reported as warnings. Forward chains that drop are {@link HostFirewall}'s.
  */
 final class HostFit {
-    private static final Pattern TABLE = Pattern.compile("^table (\\S+) (\\S+) \\{");
-    private static final Pattern CHAIN = Pattern.compile("^\\s*chain (\\S+) \\{");
-    private static final Pattern FORWARD_DROP = Pattern.compile("hook forward .*policy drop;");
     private static final List<Ipv4Cidr> NEVER_POOLS = List.of(Ipv4Cidr.parse("0.0.0.0/8"), Ipv4Cidr.parse("127.0.0.0/8"),
             Ipv4Cidr.parse("169.254.0.0/16"), Ipv4Cidr.parse("224.0.0.0/3"));
 
@@ -72,57 +66,25 @@ final class HostFit {
         }
     }
 
-    /** What may keep slots from reaching out, in the operator's words; empty when nothing was found. */
-    static List<String> warnings(NetNamespace host, String prefix) throws IOException {
+    /** Interfaces whose IPv4 forwarding is off, in the operator's words; empty when there are none. */
+    static List<String> forwardingOffWarnings(NetNamespace host, String prefix) throws IOException {
         return host.call(() -> {
-            List<String> warnings = new ArrayList<>();
+            List<String> off = new ArrayList<>();
             try (RouteNetlink netlink = RouteNetlink.open()) {
-                List<String> off = new ArrayList<>();
                 for (LinkEntry link : netlink.links()) {
                     if (!link.name().equals("lo") && !isOurs(prefix, link.name())
                             && "0".equals(readQuietly(Sysctl.ipv4Interface(link.name(), "forwarding")))) {
                         off.add(link.name());
                     }
                 }
-                if (!off.isEmpty()) {
-                    warnings.add("IPv4 forwarding is off on " + String.join(", ", off) + ": answers arriving there cannot reach sandboxes."
-                            + " ateom turns forwarding on for its own veths only; enable it for the uplink"
-                            + " (sysctl -w net.ipv4.conf.<interface>.forwarding=1) or globally (net.ipv4.ip_forward=1)");
-                }
             }
-            String chains;
-            try {
-                chains = Nftables.run("list chains");
-            } catch (IOException e) {
-                warnings.add("cannot list the host's nftables chains to look for forward chains that drop: " + e.getMessage());
-                return warnings;
+            if (off.isEmpty()) {
+                return List.of();
             }
-            for (String chain : foreignForwardDropChains(chains, prefix)) {
-                warnings.add("the forward chain " + chain + " drops forwarded traffic by default, sandbox traffic included;"
-                        + " ateom never edits other tables: allow interfaces " + prefix + "-h* there (Docker: iptables -I DOCKER-USER -i "
-                        + prefix + "-h+ -j ACCEPT; iptables -I DOCKER-USER -o " + prefix + "-h+ -m conntrack --ctstate RELATED,ESTABLISHED -j ACCEPT)");
-            }
-            return warnings;
+            return List.of("IPv4 forwarding is off on " + String.join(", ", off) + ": answers arriving there cannot reach sandboxes."
+                    + " ateom turns forwarding on for its own veths only; enable it for the uplink"
+                    + " (sysctl -w net.ipv4.conf.<interface>.forwarding=1) or globally (net.ipv4.ip_forward=1)");
         });
-    }
-
-    /** {@code family table/chain} of base chains on the forward hook with policy drop, in tables other than ours. */
-    static List<String> foreignForwardDropChains(String listing, String prefix) {
-        List<String> chains = new ArrayList<>();
-        String table = null;
-        String chain = null;
-        for (String line : listing.split("\n")) {
-            Matcher tableLine = TABLE.matcher(line);
-            Matcher chainLine = CHAIN.matcher(line);
-            if (tableLine.find()) {
-                table = tableLine.group(1) + " " + tableLine.group(2);
-            } else if (chainLine.find()) {
-                chain = chainLine.group(1);
-            } else if (FORWARD_DROP.matcher(line).find() && table != null && !table.equals("ip " + prefix)) {
-                chains.add(table + "/" + chain);
-            }
-        }
-        return chains;
     }
 
     private static boolean isOurs(String prefix, String interfaceName) {

@@ -21,9 +21,11 @@ import java.util.regex.Pattern;
  *                          whole host inside a namespace of their own
  * @param routedInterfaces  host interfaces whose peers route the pool back: traffic leaving through them keeps the
  *                          slot's address instead of being masqueraded to the host's
+ * @param hostFirewall      whether forward chains of other software that drop sandbox traffic get rules letting the
+ *                          daemon's interfaces through ({@link HostFirewallMode#ALLOW}) or are only reported
  */
 public record NetworkConfig(String prefix, Ipv4Cidr pool, int readySlots, int maxPublishedPorts, Duration reuseDelay,
-                            Optional<String> hostNamespace, Set<String> routedInterfaces) {
+                            Optional<String> hostNamespace, Set<String> routedInterfaces, HostFirewallMode hostFirewall) {
     public static final String DEFAULT_PREFIX = "ateom";
     /** A /16 of the shared address space 100.64.0.0/10 (RFC 6598), away from its often-used start. */
     public static final Ipv4Cidr DEFAULT_POOL = Ipv4Cidr.parse("100.72.0.0/16");
@@ -60,11 +62,12 @@ public record NetworkConfig(String prefix, Ipv4Cidr pool, int readySlots, int ma
                 throw new NetworkConfigException("network-routed-interfaces", "'" + name + "' is not an interface name");
             }
         }
+        hostFirewall = hostFirewall == null ? HostFirewallMode.ALLOW : hostFirewall;
     }
 
     public static NetworkConfig defaults() {
         return new NetworkConfig(DEFAULT_PREFIX, DEFAULT_POOL, DEFAULT_READY_SLOTS, DEFAULT_MAX_PUBLISHED_PORTS, DEFAULT_REUSE_DELAY,
-                Optional.empty(), Set.of());
+                Optional.empty(), Set.of(), HostFirewallMode.ALLOW);
     }
 
     /** Parses {@code --network-pool}, naming the option on failure. */
@@ -82,30 +85,34 @@ public record NetworkConfig(String prefix, Ipv4Cidr pool, int readySlots, int ma
     }
 
     public NetworkConfig withPrefix(String newPrefix) {
-        return new NetworkConfig(newPrefix, pool, readySlots, maxPublishedPorts, reuseDelay, hostNamespace, routedInterfaces);
+        return new NetworkConfig(newPrefix, pool, readySlots, maxPublishedPorts, reuseDelay, hostNamespace, routedInterfaces, hostFirewall);
     }
 
     public NetworkConfig withPool(Ipv4Cidr newPool) {
-        return new NetworkConfig(prefix, newPool, readySlots, maxPublishedPorts, reuseDelay, hostNamespace, routedInterfaces);
+        return new NetworkConfig(prefix, newPool, readySlots, maxPublishedPorts, reuseDelay, hostNamespace, routedInterfaces, hostFirewall);
     }
 
     public NetworkConfig withReadySlots(int count) {
-        return new NetworkConfig(prefix, pool, count, maxPublishedPorts, reuseDelay, hostNamespace, routedInterfaces);
+        return new NetworkConfig(prefix, pool, count, maxPublishedPorts, reuseDelay, hostNamespace, routedInterfaces, hostFirewall);
     }
 
     public NetworkConfig withMaxPublishedPorts(int count) {
-        return new NetworkConfig(prefix, pool, readySlots, count, reuseDelay, hostNamespace, routedInterfaces);
+        return new NetworkConfig(prefix, pool, readySlots, count, reuseDelay, hostNamespace, routedInterfaces, hostFirewall);
     }
 
     public NetworkConfig withReuseDelay(Duration delay) {
-        return new NetworkConfig(prefix, pool, readySlots, maxPublishedPorts, delay, hostNamespace, routedInterfaces);
+        return new NetworkConfig(prefix, pool, readySlots, maxPublishedPorts, delay, hostNamespace, routedInterfaces, hostFirewall);
     }
 
     public NetworkConfig withHostNamespace(String name) {
-        return new NetworkConfig(prefix, pool, readySlots, maxPublishedPorts, reuseDelay, Optional.of(name), routedInterfaces);
+        return new NetworkConfig(prefix, pool, readySlots, maxPublishedPorts, reuseDelay, Optional.of(name), routedInterfaces, hostFirewall);
     }
 
     public NetworkConfig withRoutedInterfaces(Set<String> names) {
-        return new NetworkConfig(prefix, pool, readySlots, maxPublishedPorts, reuseDelay, hostNamespace, names);
+        return new NetworkConfig(prefix, pool, readySlots, maxPublishedPorts, reuseDelay, hostNamespace, names, hostFirewall);
+    }
+
+    public NetworkConfig withHostFirewall(HostFirewallMode mode) {
+        return new NetworkConfig(prefix, pool, readySlots, maxPublishedPorts, reuseDelay, hostNamespace, routedInterfaces, mode);
     }
 }

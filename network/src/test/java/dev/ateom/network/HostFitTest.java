@@ -52,15 +52,16 @@ class HostFitTest {
     }
 
     @Test
-    void foreignForwardDropAndForwardingOffAreReportedNotChanged() throws IOException {
+    void withLeaveForeignForwardDropAndForwardingOffAreReportedNotChanged() throws IOException {
         String foreign = TestResources.text("foreign-forward-drop.nft");
         network.inHost(() -> {
             Nftables.run(foreign);
             Sysctl.write(Sysctl.ipv4Interface(neighbour.link(), "forwarding"), "0");
             return null;
         });
-        try (NetworkSlots slots = NetworkSlots.open(network.config(0), Set.of())) {
-            assertThat(slots.warnings()).anyMatch(w -> w.contains("ip somebody_else/FORWARD") && w.contains("DOCKER-USER"));
+        try (NetworkSlots slots = NetworkSlots.open(network.config(0).withHostFirewall(HostFirewallMode.LEAVE), Set.of())) {
+            assertThat(slots.warnings()).anyMatch(w -> w.contains("ip somebody_else/FORWARD")
+                    && w.contains("nft insert rule ip somebody_else FORWARD 'iifname \"" + network.prefix() + "-h*\""));
             assertThat(slots.warnings()).anyMatch(w -> w.contains("forwarding is off on " + neighbour.link()));
             assertThat(network.inHost(() -> Nftables.run("list table ip somebody_else"))).contains("policy drop");
         } finally {

@@ -6,10 +6,11 @@ import java.io.UncheckedIOException;
 import java.nio.charset.StandardCharsets;
 
 /** nft rulesets as the kernel lists them, kept verbatim (tabs and all) in test resource files. */
-final class TestResources {
+public final class TestResources {
     private TestResources() {}
 
-    static String text(String name) {
+    /** The resource {@code name} relative to this package ({@code firewall/x.nft} for a subpackage's). */
+    public static String text(String name) {
         try (InputStream in = TestResources.class.getResourceAsStream(name)) {
             if (in == null) throw new IllegalStateException("test resource " + name + " is missing");
             return new String(in.readAllBytes(), StandardCharsets.UTF_8);

@@ -50,6 +50,9 @@ public enum ConfigOption {
             + "sandbox traffic leaving through them keeps its slot address instead of being masqueraded."),
     NETWORK_HOST_NAMESPACE("network-host-namespace", "", "Named network namespace that plays the host for the slots (tests); "
             + "empty: the daemon's own."),
+    NETWORK_HOST_FIREWALL("network-host-firewall", "allow", "allow: where another firewall's forward chain drops by default "
+            + "(Docker, firewalld, ufw), insert the narrowest rules letting the daemon's <prefix>-h* interfaces through (comment "
+            + "ateom:<prefix>:sandbox-forward), removed at stop. leave: change nothing, warn with those rules."),
     VMM_POOL("vmm-pool", "2", "Idle cloud-hypervisor processes kept started for create, clone and resume to claim (0: none; "
             + "always 0 when children do not die with the daemon)."),
     OPERATION_RETENTION_SECONDS("operation-retention-seconds", "900", "Longest a finished asynchronous operation (?async=true) "

@@ -3,6 +3,7 @@ package dev.ateom.microvm.config;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.ateom.network.HostFirewallMode;
 import dev.ateom.network.NetworkConfig;
 import dev.ateom.network.NetworkConfigException;
 import dev.ateom.store.LeaseMode;
@@ -90,7 +91,8 @@ public final class DaemonConfigLoader {
                     .withMaxPublishedPorts(intInRange(values.get(ConfigOption.NETWORK_MAX_PORTS), 0, 1024))
                     .withReuseDelay(Duration.ofSeconds(intInRange(values.get(ConfigOption.NETWORK_REUSE_DELAY), 0, 3600)))
                     .withRoutedInterfaces(Arrays.stream(routed.value().split(",")).map(String::strip).filter(s -> !s.isEmpty())
-                            .collect(Collectors.toSet()));
+                            .collect(Collectors.toSet()))
+                    .withHostFirewall(HostFirewallMode.parse(values.get(ConfigOption.NETWORK_HOST_FIREWALL).value()));
             return hostNamespace.value().isBlank() ? config : config.withHostNamespace(hostNamespace.value().strip());
         } catch (NetworkConfigException e) {
             ConfigOption option = byKey(e.option());

@@ -1,5 +1,6 @@
 package dev.ateom.microvm.http;
 
+import dev.ateom.microvm.host.HostLimits;
 import dev.ateom.microvm.sandbox.AlreadyExistsException;
 import dev.ateom.microvm.sandbox.BusyException;
 import dev.ateom.microvm.sandbox.GuestProbeException;
@@ -41,7 +42,7 @@ public final class SandboxProblems {
                     ? problem(504, "guest-probe-timeout", "The guest probe did not answer in time", probe)
                     : problem(502, "guest-probe-unreachable", "The guest probe could not be reached", probe);
             case OperationFailedException failed -> problem(500, failed.operation().wireName() + "-failed",
-                    "Sandbox " + failed.operation().wireName() + " failed", failed);
+                    "Sandbox " + failed.operation().wireName() + " failed", withHostCause(failed), failed);
         };
     }
 
@@ -64,6 +65,15 @@ public final class SandboxProblems {
     }
 
     private static ApiException problem(int status, String type, String title, SandboxException e) {
-        return new ApiException(status, type, title, e.detail(), e.sandboxId(), e.state() == null ? null : e.state().name(), e);
+        return problem(status, type, title, e.detail(), e);
+    }
+
+    private static ApiException problem(int status, String type, String title, String detail, SandboxException e) {
+        return new ApiException(status, type, title, detail, e.sandboxId(), e.state() == null ? null : e.state().name(), e);
+    }
+
+    /** The detail, and the host limit behind the failure named when it is one (kvm_pvm refusing the nested state). */
+    private static String withHostCause(OperationFailedException failed) {
+        return HostLimits.causeOf(failed).map(cause -> failed.detail() + ". Cause: " + cause).orElse(failed.detail());
     }
 }

@@ -37,6 +37,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.function.Consumer;
+import java.util.function.Supplier;
 import java.util.stream.Collectors;
 
 import static java.lang.System.Logger.Level.INFO;
@@ -56,14 +57,15 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
     private final RemoteSnapshotStore store;
     private volatile RemoteStoreException unusable;
     private final SnapshotStore local;
-    private final HypervisorVersion chvVersion;
+    /** This host's CHV version as manifests record it, empty when unknown (then pulls do not compare it). */
+    private final Supplier<Optional<String>> chvVersion;
     private final StoreMetrics metrics;
     private volatile ProbeResult probedAtStart;
     private Consumer<String> beforePush = sandboxId -> { };
     private Consumer<String> beforeVisibleAfterSuspend = sandboxId -> { };
 
     private RemoteSnapshots(RemoteStoreConfig config, RemoteSnapshotStore store, RemoteStoreException unusable, SnapshotStore local,
-                            HypervisorVersion chvVersion, StoreMetrics metrics) {
+                            Supplier<Optional<String>> chvVersion, StoreMetrics metrics) {
         this.config = config;
         this.store = store;
         this.unusable = unusable;
@@ -82,8 +84,8 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
      * Opens the store client and the chunk cache ({@code <state>/chunks}), checks access and probes conditional writes,
      * logging what it found. Never fails the start: a store that cannot be used is warned about, naming the option.
      */
-    public static RemoteSnapshots start(RemoteStoreConfig config, Path stateDir, SnapshotStore local, Optional<Path> cloudHypervisor,
-                                        PrometheusRegistry registry) {
+    public static RemoteSnapshots start(RemoteStoreConfig config, Path stateDir, SnapshotStore local,
+                                        Supplier<Optional<String>> chvVersion, PrometheusRegistry registry) {
         String location = config.settings().location().toString();
         RemoteSnapshotStore store;
         try {
@@ -96,7 +98,7 @@ public final class RemoteSnapshots implements SnapshotFetcher, SandboxLeases, Au
             return new RemoteSnapshots(config, null, unusable, local, null, null);
         }
         StoreAtStart.Findings findings = StoreAtStart.check(store, config);
-        RemoteSnapshots remote = new RemoteSnapshots(config, store, findings.unusable(), local, new HypervisorVersion(cloudHypervisor),
+        RemoteSnapshots remote = new RemoteSnapshots(config, store, findings.unusable(), local, chvVersion,
                 new StoreMetrics(registry, store.chunkCache()));
         remote.probedAtStart = findings.probe();
         return remote;

@@ -75,6 +75,15 @@ class ModuleBoundariesTest {
                 .check(classes);
     }
 
+    /** Other software's firewall is touched in one place, which knows nothing of slots (only rules, chains and comments). */
+    @Test
+    void theHostFirewallKnowsNoSlots() {
+        noClasses().that().resideInAPackage("dev.ateom.network.firewall..")
+                .should().dependOnClassesThat().resideInAPackage("dev.ateom.network")
+                .because("the rules in other software's chains are found and removed by their comment alone, whatever the slots do")
+                .check(classes);
+    }
+
     @Test
     void virtiofsdManagerStandsAlone() {
         noClasses().that().resideInAPackage("dev.ateom.virtiofsd..")
@@ -119,6 +128,15 @@ class ModuleBoundariesTest {
                 .check(classes);
     }
 
+    /** The host's facts are read, never acted on: sandboxes and the API use them, not the other way round. */
+    @Test
+    void hostFactsDependOnNoSandboxOrApi() {
+        noClasses().that().resideInAPackage("dev.ateom.microvm.host..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.microvm.sandbox..", "dev.ateom.microvm.http..",
+                        "dev.ateom.microvm.api..", "io.helidon..")
+                .check(classes);
+    }
+
     @Test
     void theDaemonDoesNotShipTestFixtures() {
         noClasses().that().resideInAPackage("dev.ateom.microvm..")
@@ -141,6 +159,18 @@ class ModuleBoundariesTest {
         noClasses().that().resideInAPackage("dev.ateom.microvm.sandbox").and().doNotHaveSimpleName("SandboxManager")
                 .should().dependOnClassesThat().resideInAPackage("dev.ateom.microvm.sandbox.operation")
                 .because("a domain type that needs an operation's machinery belongs beside it in sandbox.operation")
+                .check(classes);
+    }
+
+    @Test
+    void theStandInCarriesGuestStreamsWithoutKnowingTheAgent() {
+        // the stand-in's stream port relays bytes to any guest vsock port; the agent's test client speaks to the agent
+        // over any byte stream (TCP, hybrid vsock of CHV, vhost-device-vsock or the stand-in)
+        noClasses().that().resideInAPackage("dev.ateom.fixtures.chv..")
+                .should().dependOnClassesThat().resideInAPackage("dev.ateom.fixtures.guest.agent..")
+                .check(classes);
+        noClasses().that().resideInAPackage("dev.ateom.fixtures.guest.agent..")
+                .should().dependOnClassesThat().resideInAPackage("dev.ateom.fixtures.chv..")
                 .check(classes);
     }
 }

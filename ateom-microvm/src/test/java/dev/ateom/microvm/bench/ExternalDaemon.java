@@ -14,6 +14,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 
 /**
@@ -33,6 +34,12 @@ final class ExternalDaemon implements AutoCloseable {
      * @param extraArgs  more daemon flags, e.g. {@code --vmm-pool 0} for a before/after in one session
      */
     ExternalDaemon(Path root, Path hypervisor, String imageRoots, List<String> extraArgs) throws Exception {
+        this(root, hypervisor, imageRoots, extraArgs, Map.of());
+    }
+
+    /** @param environment added to the daemon's environment, e.g. {@code ATEOM_JAVA_OPTS} */
+    ExternalDaemon(Path root, Path hypervisor, String imageRoots, List<String> extraArgs, Map<String, String> environment)
+            throws Exception {
         Path portFile = root.resolve("port");
         stateDir = root.resolve("state");
         Files.writeString(root.resolve("empty.yaml"), "");
@@ -43,8 +50,9 @@ final class ExternalDaemon implements AutoCloseable {
                 "--image-roots", imageRoots, "--log-level", "WARNING"));
         command.addAll(extraArgs);
         long t0 = System.nanoTime();
-        process = new ProcessBuilder(command).redirectErrorStream(true)
-                .redirectOutput(root.resolve("daemon.log").toFile()).start();
+        ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(root.resolve("daemon.log").toFile());
+        builder.environment().putAll(environment);
+        process = builder.start();
         port = awaitPort(portFile);
         awaitHealthy();
         startMillis = (System.nanoTime() - t0) / 1_000_000;
@@ -77,6 +85,9 @@ final class ExternalDaemon implements AutoCloseable {
 
     /** Milliseconds from the fork of {@code bin/ateom daemon} to its first 200 on {@code /healthz}. */
     long startMillis() { return startMillis; }
+
+    /** The daemon JVM's pid. */
+    long pid() { return process.pid(); }
 
     /** The daemon's {@code --state-dir}. */
     Path stateDir() { return stateDir; }

@@ -4,6 +4,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.chv.ChvApiException;
 import dev.ateom.chv.ChvClient;
 import dev.ateom.chv.ChvProcess;
@@ -12,7 +13,14 @@ import dev.ateom.chv.RestoreConfig;
 import dev.ateom.chv.VmConfig;
 import dev.ateom.chv.VmState;
 import dev.ateom.fixtures.guest.GuestImage;
+import dev.ateom.fixtures.guest.agent.AgentClient;
+import dev.ateom.fixtures.guest.agent.AgentConnection;
+import dev.ateom.fixtures.guest.agent.AgentResponse;
+import dev.ateom.fixtures.guest.agent.ConnectStream;
+import dev.ateom.fixtures.guest.agent.ProcessOutput;
 import dev.ateom.fixtures.wait.Eventually;
+import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -27,12 +35,14 @@ import org.junit.jupiter.api.io.TempDir;
 /**
  * Suspend and resume of a real guest through the CHV stand-in's REST API with the {@code qemu} backend, the way the
  * daemon does it: boot, pause, snapshot, shutdown; change the identity while saved; fresh virtiofsd on new sockets;
- * rewrite {@code config.json}; restore, resume; the probe's held descriptor reads the new identity.
+ * rewrite {@code config.json}; restore, resume; the probe's held descriptor reads the new identity, and the guest
+ * agent, reached through the stand-in's stream port, still has its files and processes and takes /init's clock.
  */
 @Tag("guest")
 class QemuStandInRestoreTest {
     private static final System.Logger LOG = System.getLogger(QemuStandInRestoreTest.class.getName());
     private static final ObjectMapper JSON = new ObjectMapper();
+    private static final long AGENT_PORT = 49983;
     private static GuestImage image;
 
     @TempDir
@@ -64,6 +74,7 @@ class QemuStandInRestoreTest {
                 assertThat(probe.whoami().text()).isEqualTo("A");
                 assertThat(probe.cat(GuestImage.FIXTURE_FILE).text()).isEqualTo(GuestImage.FIXTURE_FILE_CONTENT);
                 probe.write("/data/keep/before.txt", "written before the suspend");
+                leaveAgentStateInTheGuest(vsock1);
 
                 pauseMs = timed(chv::pause);
                 assertThat(chv.info().state()).isEqualTo(VmState.Paused);
@@ -123,6 +134,7 @@ class QemuStandInRestoreTest {
                         .isGreaterThan(Duration.between(savedUntil, Instant.now()).minusMillis(500));
                 probe.setTime(Instant.now());
                 assertThat(Duration.between(probe.time(), Instant.now()).abs()).isLessThan(Duration.ofSeconds(2));
+                agentStateSurvivedTheRestore(vsock3);
                 LOG.log(System.Logger.Level.INFO, "TIMING qemu backend via REST: boot-to-probe {0} ms, pause {1} ms, snapshot {2} ms"
                                 + " ({3} bytes), restore {4} ms, resume {5} ms; guest clock was {6} ms behind; first held-fd read after resume ''{7}''"
                                 + " (by path ''{9}''), held fd read B after {8} ms",
@@ -181,6 +193,44 @@ class QemuStandInRestoreTest {
                 chv.shutdown();
                 chv.shutdownVmm();
             }
+        }
+    }
+
+    /** Through the stand-in's stream port: a file in the guest's memory (/tmp) and a process left running. */
+    private static void leaveAgentStateInTheGuest(Path vsock) throws Exception {
+        AgentClient agent = new AgentClient(AgentConnection.hybridVsock(vsock, AGENT_PORT));
+        Eventually.until(Duration.ofSeconds(60), () -> answers(agent), "the guest agent to answer on vsock port " + AGENT_PORT);
+        assertThat(agent.http("POST", "/files?path=/tmp/kept.txt", Map.of("Content-Type", "application/octet-stream"),
+                "in guest memory".getBytes(StandardCharsets.UTF_8)).status()).isEqualTo(200);
+        ObjectNode survivor = ProcessOutput.command("/bin/sh", "-c", "sleep 600");
+        survivor.put("tag", "survivor");
+        try (ConnectStream started = agent.stream("process.Process/Start", survivor, Map.of())) {
+            assertThat(started.next().path("event").has("start")).isTrue();
+        }
+    }
+
+    /** The restored guest's agent answers its first request, has its file and process, and takes /init's clock and env. */
+    private static void agentStateSurvivedTheRestore(Path vsock) throws Exception {
+        AgentClient agent = new AgentClient(AgentConnection.hybridVsock(vsock, AGENT_PORT));
+        assertThat(agent.get("/health").status()).isEqualTo(204);
+        assertThat(agent.get("/files?path=/tmp/kept.txt").text()).isEqualTo("in guest memory");
+        assertThat(agent.unary("process.Process/List", JSON.createObjectNode()).path("processes").findValuesAsText("tag"))
+                .as("a process started before the snapshot runs on").contains("survivor");
+        AgentResponse init = agent.http("POST", "/init", Map.of(), JSON.writeValueAsBytes(Map.of(
+                "timestamp", Instant.now().plus(Duration.ofHours(2)).toString(), "envVars", Map.of("AFTER", "restore"))));
+        assertThat(init.status()).isEqualTo(204);
+        String[] lines = ProcessOutput.read(agent.stream("process.Process/Start",
+                ProcessOutput.command("/bin/sh", "-c", "echo $AFTER; date +%s"), Map.of())).stdout().split("\n");
+        assertThat(lines[0]).isEqualTo("restore");
+        assertThat(Math.abs(Long.parseLong(lines[1]) - Instant.now().plus(Duration.ofHours(2)).getEpochSecond()))
+                .as("/init's timestamp set the guest's clock").isLessThanOrEqualTo(5);
+    }
+
+    private static boolean answers(AgentClient agent) {
+        try {
+            return agent.get("/health").status() == 204;
+        } catch (IOException e) {
+            return false;
         }
     }
 

@@ -10,6 +10,7 @@ import dev.ateom.chv.MemoryConfig;
 import dev.ateom.chv.PayloadConfig;
 import dev.ateom.chv.VmConfig;
 import dev.ateom.chv.VsockConfig;
+import dev.ateom.fixtures.chv.qemu.QemuMachine;
 import dev.ateom.fixtures.guest.GuestCmdline;
 import dev.ateom.fixtures.guest.GuestImage;
 import java.io.IOException;
@@ -75,6 +76,14 @@ final class SandboxDirs implements AutoCloseable {
                 PayloadConfig.kernel(image.vmlinux().toString(), image.initramfs().toString(), cmdline),
                 fs, VsockConfig.of(3, vsock.toString()), ConsoleConfig.toFile(root.resolve("serial.log").toString()),
                 ConsoleConfig.off(), null, null, null);
+    }
+
+    /** A QEMU of this sandbox driven directly, with real virtio-vsock on vsock's back-end: 1 vCPU, 256 MiB, console to serial.log. */
+    QemuMachine vhostVsockMachine(List<ShareDaemon> shares, VsockDaemon vsock) {
+        return new QemuMachine(image.vmlinux(), image.initramfs(), GuestCmdline.defaults().render(), 256L << 20, 1,
+                shares.stream().map(s -> new QemuMachine.FsDevice(s.tag(), s.socket())).toList(),
+                new QemuMachine.VhostUserVsock(vsock.backendSocket()), root.resolve("serial.log"), root.resolve("qmp.sock"), false,
+                List.of(), null);
     }
 
     /** Points a snapshot's {@code config.json} at generation {@code generation}'s sockets, except the tags in {@code stale}. */

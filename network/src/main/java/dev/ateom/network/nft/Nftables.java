@@ -4,16 +4,11 @@ import com.sun.jna.Library;
 import com.sun.jna.Native;
 import com.sun.jna.Pointer;
 import dev.ateom.network.os.LibC;
-import dev.ateom.process.ChildLauncher;
-import dev.ateom.process.ProcessKill;
+import dev.ateom.network.os.NamespacedCommand;
 import java.io.IOException;
-import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.TimeUnit;
 
 /**
  * nftables through libnftables in this process (the Debian {@code nftables} package installs it): the same parser
@@ -29,14 +24,16 @@ import java.util.concurrent.TimeUnit;
  */
 public final class Nftables {
     private static final int NFT_CTX_DEFAULT = 0;
+    private static final int NFT_CTX_OUTPUT_STATELESS = 1 << 2;
+    private static final int NFT_CTX_OUTPUT_HANDLE = 1 << 3;
     private static final int NFT_CTX_OUTPUT_JSON = 1 << 4;
+    private static final int NFT_CTX_OUTPUT_TERSE = 1 << 11;
     /** libnftables keeps some global parser state: one command at a time in this process. */
     private static final Object LOCK = new Object();
     static final int FD_SETSIZE = 1024;
     /** Room for descriptors other threads open between the check and the library's socket(2). */
     private static final int HEADROOM = 64;
-    private static final long CHILD_TIMEOUT_SECONDS = 30;
-    private static final String NSENTER = "/usr/bin/nsenter";
+    private static final Duration CHILD_TIMEOUT = Duration.ofSeconds(30);
 
     interface LibNftables extends Library {
         Pointer nft_ctx_new(int flags);
@@ -76,11 +73,19 @@ public final class Nftables {
         return run(script, NFT_CTX_OUTPUT_JSON);
     }
 
+    /**
+     * Runs a listing command as {@code nft -a -s -t} shows it: every table, chain and rule with its
+     * {@code # handle <n>}, counters without their values, sets without their elements.
+     */
+    public static String runListingWithHandles(String script) throws IOException {
+        return run(script, NFT_CTX_OUTPUT_HANDLE | NFT_CTX_OUTPUT_STATELESS | NFT_CTX_OUTPUT_TERSE);
+    }
+
     private static String run(String script, int outputFlags) throws IOException {
         LibNftables nft = library();
         synchronized (LOCK) {
             if (lowestFreeDescriptor() >= FD_SETSIZE - HEADROOM) {
-                return runInChild(script, outputFlags == NFT_CTX_OUTPUT_JSON);
+                return runInChild(script, outputFlags);
             }
             Pointer ctx = nft.nft_ctx_new(NFT_CTX_DEFAULT);
             if (ctx == null) {
@@ -113,49 +118,32 @@ public final class Nftables {
         return probe;
     }
 
-    private static String runInChild(String script, boolean json) throws IOException {
+    private static String runInChild(String script, int outputFlags) throws IOException {
+        List<String> nft = new ArrayList<>(List.of(nftBinary()));
+        if ((outputFlags & NFT_CTX_OUTPUT_HANDLE) != 0) {
+            nft.add("-a");
+        }
+        if ((outputFlags & NFT_CTX_OUTPUT_STATELESS) != 0) {
+            nft.add("-s");
+        }
+        if ((outputFlags & NFT_CTX_OUTPUT_TERSE) != 0) {
+            nft.add("-t");
+        }
         // nft 1.0.6 prints no JSON for listings read with -f, so a JSON listing goes as one argument (nft joins its
         // arguments into one command line).
-        List<String> nft = json ? List.of(nftBinary(), "-j", script) : List.of(nftBinary(), "-f", "-");
-        // The ChildLauncher starts children from a thread of its own, outside the namespace this thread is in, so
-        // nsenter puts nft into this thread's network namespace (the thread waits for nft, so its /proc entry stays).
-        List<String> command = new ArrayList<>(List.of(NSENTER, "--net=" + Path.of("/proc").resolve(
-                Files.readSymbolicLink(Path.of("/proc/thread-self"))).resolve("ns/net")));
-        command.addAll(nft);
-        Path errors = Files.createTempFile("ateom-nft", ".err");
-        try {
-            Process child = ChildLauncher.start(new ProcessBuilder(command).redirectError(errors.toFile()), true);
-            try (var in = child.getOutputStream()) {
-                if (!json) {
-                    in.write(script.getBytes(StandardCharsets.UTF_8));
-                }
-            }
-            String output = new String(child.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-            if (!child.waitFor(CHILD_TIMEOUT_SECONDS, TimeUnit.SECONDS)) {
-                ProcessKill.killTree(child, Duration.ofSeconds(CHILD_TIMEOUT_SECONDS));
-                throw new NftException("nft did not finish in " + CHILD_TIMEOUT_SECONDS + " s\n--- script ---\n" + script);
-            }
-            if (child.exitValue() != 0) {
-                String error = Files.readString(errors).strip();
-                throw new NftException("nft refused: " + (error.isEmpty() ? "exit " + child.exitValue() : error)
-                        + "\n--- script ---\n" + script);
-            }
-            return output;
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IOException("interrupted while nft ran", e);
-        } finally {
-            Files.deleteIfExists(errors);
+        boolean json = (outputFlags & NFT_CTX_OUTPUT_JSON) != 0;
+        nft.addAll(json ? List.of("-j", script) : List.of("-f", "-"));
+        NamespacedCommand.Result result = NamespacedCommand.run(nft, json ? null : script, CHILD_TIMEOUT);
+        if (!result.succeeded()) {
+            throw new NftException("nft refused: " + (result.errors().isEmpty() ? "exit " + result.exitCode() : result.errors())
+                    + "\n--- script ---\n" + script);
         }
+        return result.output();
     }
 
     private static String nftBinary() {
-        for (String candidate : List.of("/usr/sbin/nft", "/sbin/nft")) {
-            if (Files.isExecutable(Path.of(candidate))) {
-                return candidate;
-            }
-        }
-        return "nft";
+        String found = NamespacedCommand.firstExecutable(List.of("/usr/sbin/nft", "/sbin/nft"));
+        return found == null ? "nft" : found;
     }
 
     private static LibNftables library() throws IOException {
