@@ -1,5 +1,6 @@
 package dev.ateom.e2b;
 
+import dev.ateom.microvm.sandbox.BusyException;
 import dev.ateom.microvm.sandbox.EgressSpec;
 import dev.ateom.microvm.sandbox.IdentitySpec;
 import dev.ateom.microvm.sandbox.NetworkSpec;
@@ -34,6 +35,7 @@ import static java.lang.System.Logger.Level.WARNING;
 final class E2bService {
     private static final System.Logger LOG = System.getLogger(E2bService.class.getName());
     private static final String NAMESPACE = "e2b";
+    private static final Duration KILL_PATIENCE = Duration.ofSeconds(60);
 
     private final SandboxManager sandboxes;
     private final TemplateService templates;
@@ -50,7 +52,10 @@ final class E2bService {
 
     /** A sandbox with its daemon record. */
     record Current(E2bSandbox sandbox, SandboxRecord record) {
-        boolean paused() { return record.state() == SandboxState.SUSPENDED || record.state() == SandboxState.SUSPENDING; }
+        boolean paused() { return record.state() == SandboxState.SUSPENDED; }
+
+        /** Paused or on the way there: a second pause is a conflict. */
+        boolean pausing() { return paused() || record.state() == SandboxState.SUSPENDING; }
     }
 
     Current create(CreateRequest request) {
@@ -102,16 +107,31 @@ final class E2bService {
         return out;
     }
 
+    /** Kill works in any state: an operation under way (a pause from the deadline) is waited for, at most {@link #KILL_PATIENCE}. */
     void kill(String id) {
         require(id);
-        sandboxes.delete(id, true);
+        Instant giveUp = clock.instant().plus(KILL_PATIENCE);
+        while (true) {
+            try {
+                sandboxes.delete(id, true);
+                break;
+            } catch (BusyException e) {
+                if (clock.instant().isAfter(giveUp)) throw e;
+                try {
+                    Thread.sleep(50);
+                } catch (InterruptedException interrupted) {
+                    Thread.currentThread().interrupt();
+                    throw e;
+                }
+            }
+        }
         store.remove(id);
         LOG.log(INFO, "e2b: killed sandbox " + id);
     }
 
     void pause(String id) {
         Current current = require(id);
-        if (current.paused()) throw E2bError.conflict("sandbox '" + id + "' is already paused");
+        if (current.pausing()) throw E2bError.conflict("sandbox '" + id + "' is already paused");
         sandboxes.suspend(id);
     }
 

@@ -27,7 +27,7 @@ public final class VsockHttpCheck implements GuestHttpCheck {
                 String request = "GET " + path + " HTTP/1.1\r\nHost: guest\r\nConnection: close\r\n\r\n";
                 connection.writeAll(ByteBuffer.wrap(request.getBytes(StandardCharsets.US_ASCII)), attemptDeadline);
                 String status = connection.readLine(attemptDeadline, 256);
-                if (status != null && status.matches("HTTP/1\\.[01] 2\\d\\d.*")) return;
+                if (status != null && status.strip().matches("HTTP/1\\.[01] 2\\d\\d( .*)?")) return;
                 last = status == null ? "connection closed without an answer" : status.strip();
             } catch (IOException | RuntimeException e) {
                 last = e.getMessage();
