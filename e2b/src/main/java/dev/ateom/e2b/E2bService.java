@@ -23,6 +23,8 @@ import java.util.ArrayList;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
 
 import static java.lang.System.Logger.Level.INFO;
 import static java.lang.System.Logger.Level.WARNING;
@@ -42,6 +44,11 @@ final class E2bService {
     private final E2bSandboxStore store;
     private final InstantSource clock;
     private final SecureRandom random = new SecureRandom();
+    /**
+     * Sandboxes being created or resumed: a created one's file exists before its record, which must not make it look
+     * deleted; and neither may meet its deadline before the new one is written (the old one has passed).
+     */
+    private final Set<String> starting = ConcurrentHashMap.newKeySet();
 
     E2bService(SandboxManager sandboxes, TemplateService templates, E2bSandboxStore store, InstantSource clock) {
         this.sandboxes = sandboxes;
@@ -68,6 +75,7 @@ final class E2bService {
         E2bSandbox sandbox = new E2bSandbox(id, template.name(), request.metadata(), request.envVars(), request.secure(), token,
                 request.autoPause(), request.autoResume(), request.allowInternetAccess(), request.allowOut(), request.denyOut(),
                 now, now.plusSeconds(request.timeoutSeconds()));
+        starting.add(id);
         store.save(sandbox); // first, so a sandbox never runs without its deadline on disk
         try {
             OperationResult result = sandboxes.create(new SandboxSpec(id, new IdentitySpec(id, NAMESPACE), null, null, null, null, null,
@@ -81,6 +89,8 @@ final class E2bService {
         } catch (RuntimeException e) {
             discard(id);
             throw e;
+        } finally {
+            starting.remove(id);
         }
     }
 
@@ -89,7 +99,7 @@ final class E2bService {
         try {
             return new Current(sandbox, sandboxes.get(id));
         } catch (NotFoundException e) {
-            store.remove(id); // deleted through the daemon's own API meanwhile
+            if (!starting.contains(id)) store.remove(id); // deleted through the daemon's own API meanwhile
             throw E2bError.sandboxNotFound(id);
         }
     }
@@ -101,7 +111,7 @@ final class E2bService {
             try {
                 out.add(new Current(sandbox, sandboxes.get(sandbox.sandboxID())));
             } catch (NotFoundException e) {
-                store.remove(sandbox.sandboxID());
+                if (!starting.contains(sandbox.sandboxID())) store.remove(sandbox.sandboxID());
             }
         }
         return out;
@@ -175,7 +185,7 @@ final class E2bService {
         Optional<E2bSandbox> sandbox = store.find(id);
         if (sandbox.isEmpty()) return;
         Current current = require(id);
-        if (current.record().state() != SandboxState.RUNNING || clock.instant().isBefore(current.sandbox().endAt())) return;
+        if (starting(id) || current.record().state() != SandboxState.RUNNING || clock.instant().isBefore(current.sandbox().endAt())) return;
         if (current.sandbox().autoPause()) {
             LOG.log(INFO, "e2b: sandbox " + id + " reached its timeout: pausing");
             sandboxes.suspend(id);
@@ -191,13 +201,22 @@ final class E2bService {
     List<Template> templates() { return templates.list(); }
 
     private Current resumePaused(E2bSandbox sandbox, Duration lifetime) {
-        OperationResult result = sandboxes.resume(sandbox.sandboxID());
-        AgentInit.send(vsock(result.sandbox()), sandbox.envVars(), sandbox.envdAccessToken());
-        Instant started = clock.instant();
-        E2bSandbox resumed = sandbox.restarted(started, started.plus(lifetime));
-        store.save(resumed);
-        return new Current(resumed, sandboxes.get(sandbox.sandboxID()));
+        String id = sandbox.sandboxID();
+        if (!starting.add(id)) throw E2bError.conflict("sandbox '" + id + "' is being started");
+        try {
+            OperationResult result = sandboxes.resume(id);
+            AgentInit.send(vsock(result.sandbox()), sandbox.envVars(), sandbox.envdAccessToken());
+            Instant started = clock.instant();
+            E2bSandbox resumed = sandbox.restarted(started, started.plus(lifetime));
+            store.save(resumed);
+            return new Current(resumed, sandboxes.get(id));
+        } finally {
+            starting.remove(id);
+        }
     }
+
+    /** Whether a create or resume of the sandbox runs (its deadline is about to be renewed). */
+    boolean starting(String id) { return starting.contains(id); }
 
     /**
      * The clone's network: the template's unless the request asks for egress; asking for internet access or rules where the

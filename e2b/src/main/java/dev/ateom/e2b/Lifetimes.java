@@ -59,7 +59,7 @@ final class Lifetimes implements AutoCloseable {
         for (E2bService.Current current : service.all()) {
             if (!running) return;
             String id = current.sandbox().sandboxID();
-            if (current.record().state() != SandboxState.RUNNING || now.isBefore(current.sandbox().endAt())) continue;
+            if (current.record().state() != SandboxState.RUNNING || now.isBefore(current.sandbox().endAt()) || service.starting(id)) continue;
             Instant retry = failedUntil.get(id);
             if (retry != null && now.isBefore(retry)) continue;
             try {

@@ -2,7 +2,10 @@ package dev.ateom.e2b;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ateom.fixtures.guest.agent.AgentClient;
+import dev.ateom.fixtures.guest.agent.AgentConnection;
 import dev.ateom.fixtures.guest.agent.HostAgent;
+import dev.ateom.fixtures.guest.agent.ProcessOutput;
 import dev.ateom.fixtures.wait.Eventually;
 import dev.ateom.microvm.Daemon;
 import dev.ateom.microvm.config.ConfigOption;
@@ -21,6 +24,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
+import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
 import java.net.URI;
@@ -276,7 +280,8 @@ class E2bApiTest {
             }
             // while all of them hang on full buffers, the API, the proxy and the daemon's own API answer
             assertThat(e2b("GET", "/sandboxes/" + id, null).statusCode()).isEqualTo(200);
-            assertThat(envd(id, "GET", "/health", null, Map.of()).statusCode()).isEqualTo(204);
+            HttpResponse<String> health = envd(id, "GET", "/health", null, Map.of());
+            assertThat(health.statusCode()).as(health.body()).isEqualTo(204);
             assertThat(daemonApi("GET", "/v1/sandboxes/" + id, null).statusCode()).isEqualTo(200);
             // and one of them, read after all, gets the whole file
             InputStream in = clients.getFirst().getInputStream();
@@ -288,6 +293,21 @@ class E2bApiTest {
         // every guest stream closes with its client: the agent's connections go back to what it had
         Eventually.until(Duration.ofSeconds(60), () -> agentSockets() < 20, "the proxy's guest streams to close",
                 () -> agentSockets() + " sockets open in the agent");
+        kill(id);
+    }
+
+    @Test
+    @Order(8)
+    void aServerStreamingRpcFlowsThroughTheProxyAsTheGuestWritesIt() throws Exception {
+        String id = create("{\"templateID\":\"base\",\"timeout\":300}");
+        AgentClient proxied = new AgentClient(AgentConnection.tcp(new InetSocketAddress("127.0.0.1", e2bPort), Duration.ofSeconds(30)))
+                .withHeader("E2b-Sandbox-Id", id).withHeader("E2b-Sandbox-Port", "49983");
+        ProcessOutput out = ProcessOutput.read(proxied.stream("process.Process/Start",
+                ProcessOutput.command("/bin/sh", "-c", "echo one; sleep 0.3; echo two; exit 4"), Map.of()));
+        assertThat(out.stdout()).isEqualTo("one\ntwo\n");
+        assertThat(out.exitCode()).isEqualTo(4);
+        assertThat(out.kinds()).startsWith("start").endsWith("end");
+        assertThat(out.kinds().stream().filter("data"::equals).count()).as("%s", out.kinds()).isEqualTo(2);
         kill(id);
     }
 
