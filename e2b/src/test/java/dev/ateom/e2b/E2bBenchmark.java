@@ -89,14 +89,18 @@ class E2bBenchmark {
 
                 List<Long> one = new ArrayList<>();
                 List<Long> oneRestore = new ArrayList<>();
+                List<Long> oneClone = new ArrayList<>();
                 for (int i = 0; i < SEQUENTIAL; i++) {
                     Timed created = create(base);
                     one.add(created.millis());
-                    oneRestore.add(restoreMillis(daemon.port(), token, created.id()));
+                    JsonNode timings = timings(daemon.port(), token, created.id());
+                    oneRestore.add(timings.path("vmRestore").asLong());
+                    oneClone.add(timings.path("total").asLong());
                     kill(base, created.id());
                 }
                 List<Long> five = new ArrayList<>();
                 List<Long> fiveRestore = new ArrayList<>();
+                List<Long> fiveClone = new ArrayList<>();
                 try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
                     for (int round = 0; round < CONCURRENT_ROUNDS; round++) {
                         List<Future<Timed>> futures = new ArrayList<>();
@@ -104,7 +108,9 @@ class E2bBenchmark {
                         for (Future<Timed> f : futures) {
                             Timed created = f.get();
                             five.add(created.millis());
-                            fiveRestore.add(restoreMillis(daemon.port(), token, created.id()));
+                            JsonNode timings = timings(daemon.port(), token, created.id());
+                            fiveRestore.add(timings.path("vmRestore").asLong());
+                            fiveClone.add(timings.path("total").asLong());
                             kill(base, created.id());
                         }
                     }
@@ -125,8 +131,10 @@ class E2bBenchmark {
                 System.out.println();
                 System.out.println("| E2B (none backend, agent on the host) | p50 ms | p99 ms | n | beside |");
                 System.out.println("|---|---|---|---|---|");
-                row("create from template, 1 at a time", one, "vmRestore p50 " + p(oneRestore, 50) + " ms (" + ratio(one, oneRestore) + ")");
-                row("create from template, 5 at once", five, "vmRestore p50 " + p(fiveRestore, 50) + " ms (" + ratio(five, fiveRestore) + ")");
+                row("create from template, 1 at a time", one, "the daemon's clone p50 " + p(oneClone, 50) + " ms, its vmRestore p50 "
+                        + p(oneRestore, 50) + " ms (API " + ratio(one, oneRestore) + " the restore)");
+                row("create from template, 5 at once", five, "the daemon's clone p50 " + p(fiveClone, 50) + " ms, its vmRestore p50 "
+                        + p(fiveRestore, 50) + " ms (API " + ratio(five, fiveRestore) + " the restore)");
                 row("commands.run('true') through the proxy", viaProxy, "straight to the agent p50 " + p(straight, 50) + " ms ("
                         + ratio(viaProxy, straight) + ")");
                 System.out.println("| CubeSandbox create (published, their README) | 60 | | | not measured here |");
@@ -151,11 +159,11 @@ class E2bBenchmark {
         assertThat(res.statusCode()).as(res.body()).isEqualTo(204);
     }
 
-    private long restoreMillis(int daemonPort, String token, String id) throws Exception {
+    /** The daemon's step timings of the sandbox's last operation (its clone): {@code vmRestore}, {@code total}, ... */
+    private JsonNode timings(int daemonPort, String token, String id) throws Exception {
         HttpResponse<String> res = http.send(HttpRequest.newBuilder(URI.create("http://127.0.0.1:" + daemonPort + "/v1/sandboxes/" + id))
                 .header("Authorization", "Bearer " + token).build(), HttpResponse.BodyHandlers.ofString());
-        JsonNode timings = ApiJson.mapper().readTree(res.body()).path("lastTimingsMs");
-        return timings.path("vmRestore").asLong();
+        return ApiJson.mapper().readTree(res.body()).path("lastTimingsMs");
     }
 
     private static long runTrue(AgentClient client) throws Exception {
