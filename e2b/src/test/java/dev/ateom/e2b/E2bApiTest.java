@@ -312,6 +312,33 @@ class E2bApiTest {
     }
 
     @Test
+    @Order(9)
+    void aTemplateWithSandboxesIsDeletedOnlyByForceAndNamesAreChecked() throws Exception {
+        ObjectNode request = ApiJson.mapper().createObjectNode().put("name", "other");
+        request.set("spec", NoneBackendSpec.of(dir.resolve("image"), null, "other", "templates", "name"));
+        request.putObject("health").put("timeoutSeconds", 30);
+        HttpResponse<String> built = daemonApi("POST", "/v1/templates", request.toString());
+        assertThat(built.statusCode()).as(built.body()).isEqualTo(201);
+        assertThat(daemonApi("POST", "/v1/templates", request.toString()).statusCode()).isEqualTo(409);
+        HttpResponse<String> badName = daemonApi("POST", "/v1/templates", request.put("name", "Not_A_Name").toString());
+        assertThat(badName.statusCode()).isEqualTo(400);
+        assertThat(badName.body()).contains("\"name\"");
+
+        String id = create("{\"templateID\":\"other\",\"timeout\":300}");
+        assertThat(json(daemonApi("GET", "/v1/templates/other", null)).path("sandboxes").asInt()).isEqualTo(1);
+        HttpResponse<String> refused = daemonApi("DELETE", "/v1/templates/other", null);
+        assertThat(refused.statusCode()).isEqualTo(409);
+        assertThat(refused.body()).contains("template-in-use");
+        assertThat(daemonApi("DELETE", "/v1/templates/other?force=true", null).statusCode()).isEqualTo(204);
+        assertThat(daemonApi("GET", "/v1/templates/other", null).statusCode()).isEqualTo(404);
+        assertThat(e2b("POST", "/v2/sandboxes", "{\"templateID\":\"other\"}").statusCode()).isEqualTo(404);
+        // its sandbox runs on without it
+        assertThat(envd(id, "GET", "/health", null, Map.of()).statusCode()).isEqualTo(204);
+        kill(id);
+        assertThat(json(daemonApi("GET", "/v1/templates", null)).findValuesAsText("name")).containsExactly("base");
+    }
+
+    @Test
     @Order(100)
     void aSecureSandboxsEnvdNeedsItsTokenAndItsInitIsTheDaemons() throws Exception {
         HttpResponse<String> created = e2b("POST", "/v2/sandboxes", "{\"templateID\":\"base\",\"timeout\":300,\"secure\":true}");
