@@ -44,5 +44,20 @@ if (( status != 0 )); then
   grep -h -A20 '<<< \(FAILURE\|ERROR\)' ateom-microvm/target/surefire-reports/*"$bench".txt >&2 || tail -40 bench-results/maven.log >&2
   exit "$status"
 fi
+if [[ $bench == SpeedBenchmark ]]; then
+  # the E2B API (e2b module): create-from-template at 1 and 5 at once beside the restore, commands.run('true') through
+  # the envd proxy beside the agent itself; its table goes to bench-results/e2b.md and into bench.md
+  e2b_report=e2b/target/surefire-reports/dev.ateom.e2b.E2bBenchmark-output.txt
+  rm -f "$e2b_report"
+  if mvn -q -o ${MAVEN_ARGS:-} -pl e2b test -Dtest=E2bBenchmark -Dsurefire.excludedGroups=none -Dsurefire.failIfNoSpecifiedTests=false \
+      >> bench-results/maven.log 2>&1; then
+    grep '^|' "$e2b_report" > bench-results/e2b.md
+    { echo; echo "## E2B API (none backend)"; echo; cat bench-results/e2b.md; } >> bench-results/bench.md
+    cat bench-results/e2b.md
+  else
+    echo "E2B benchmark failed; Maven's output: bench-results/maven.log" >&2
+    exit 1
+  fi
+fi
 echo "tables and charts:"
 ls -1 "$PWD"/bench-results/*.md "$PWD"/bench-results/*.svg

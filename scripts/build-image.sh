@@ -5,7 +5,7 @@
 #   /usr/bin/setpriv how the daemon makes its children die with it
 #   /usr/bin/tini    PID 1: reaps orphaned grandchildren, forwards signals to the JVM
 #   /opt/virtiofsd   .tools/virtiofsd with its own (trixie) glibc, its loader re-pointed to /opt/virtiofsd/lib
-#   /opt/ateom       ateom-microvm.jar and lib/
+#   /opt/ateom       ateom-microvm.jar and lib/ (with e2b.jar, the E2B API extension)
 # Needs scripts/build.sh (the jar) and scripts/setup.sh (virtiofsd, patchelf, docker) first.
 # Idempotent: the jlink runtime and the jdeps answer are cached in packaging/target/, and the image carries a
 # label with the hash of its build context, so an unchanged second run does not call `docker build` at all.
@@ -57,10 +57,14 @@ for staged in "$CONTEXT"/deps/opt/ateom/lib/*.jar; do
 done
 for jar in "$TARGET"/lib/*.jar; do stage_jar "$jar" "$CONTEXT/deps/opt/ateom/lib"; done
 stage_jar "$TARGET/ateom-microvm.jar" "$CONTEXT/app/opt/ateom"
+# the E2B API (--e2b-listen), a ServiceLoader extension: on the class path through the image's lib/*
+[[ -f "$ROOT/e2b/target/e2b.jar" ]] || die "e2b/target/e2b.jar missing: run scripts/build.sh first"
+mkdir -p "$CONTEXT/app/opt/ateom/lib"
+stage_jar "$ROOT/e2b/target/e2b.jar" "$CONTEXT/app/opt/ateom/lib"
 cp "$ROOT/packaging/Dockerfile" "$CONTEXT/Dockerfile"
 
 # ---------------------------------------------------------------- modules (jdeps over the daemon's classpath)
-JARS=("$CONTEXT/app/opt/ateom/ateom-microvm.jar" "$CONTEXT"/deps/opt/ateom/lib/*.jar)
+JARS=("$CONTEXT/app/opt/ateom/ateom-microvm.jar" "$CONTEXT"/deps/opt/ateom/lib/*.jar "$CONTEXT/app/opt/ateom/lib/e2b.jar")
 jars_key=$(sha256sum "${JARS[@]}" | sed 's|  .*/| |' | sha)
 if [[ "$(cat "$WORK/modules.key" 2>/dev/null)" != "$jars_key" ]]; then
   classpath=$(IFS=:; echo "${JARS[*]:1}")

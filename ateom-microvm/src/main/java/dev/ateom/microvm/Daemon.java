@@ -7,6 +7,11 @@ import dev.ateom.microvm.api.OperationRoutes;
 import dev.ateom.microvm.api.SandboxRoutes;
 import dev.ateom.microvm.api.SnapshotRoutes;
 import dev.ateom.microvm.api.StoreRoutes;
+import dev.ateom.microvm.api.TemplateRoutes;
+import dev.ateom.microvm.extension.DaemonExtension;
+import dev.ateom.microvm.extension.ExtensionContext;
+import dev.ateom.microvm.template.TemplateService;
+import dev.ateom.microvm.vm.VsockHttpCheck;
 import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.events.SandboxEvent;
 import dev.ateom.microvm.host.ChvVersion;
@@ -43,6 +48,7 @@ import java.nio.file.StandardCopyOption;
 import java.time.InstantSource;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.ServiceLoader;
 import java.util.concurrent.CountDownLatch;
 
 import static java.lang.System.Logger.Level.INFO;
@@ -58,6 +64,8 @@ public final class Daemon implements AutoCloseable {
     private final List<AutoCloseable> resources;
     private final List<RouteTable> services;
     private final CountDownLatch stopped = new CountDownLatch(1);
+    /** Started extensions, closed first at stop (they use the sandboxes and must not see them suspended). */
+    private final List<AutoCloseable> extensions = new ArrayList<>();
 
     private Daemon(DaemonConfig config, ApiServer server, SandboxManager sandboxes, List<AutoCloseable> resources,
                    List<RouteTable> services) {
@@ -146,9 +154,17 @@ public final class Daemon implements AutoCloseable {
         services.add(new StoreRoutes(remote));
         services.add(new HostRoutes(host));
         services.add(new EventRoutes(sandboxes.events()));
+        TemplateService templates = new TemplateService(sandboxes, new VsockHttpCheck());
+        services.add(new TemplateRoutes(templates, bodies));
 
         ApiServer server = new ApiServer(config.listenHost(), config.port(), config.maxRequestBytes(), token, services);
         Daemon daemon = new Daemon(config, server, sandboxes, resources, services);
+        try {
+            startExtensions(new ExtensionContext(config, token, sandboxes, templates), daemon.extensions);
+        } catch (RuntimeException e) {
+            daemon.close();
+            throw e;
+        }
         daemon.writePortFile();
         LOG.log(INFO, "ateom listening on http://" + config.listenHost() + ":" + server.port()
                 + " (state " + config.stateDir() + ", run " + config.runDir() + ")");
@@ -168,6 +184,7 @@ public final class Daemon implements AutoCloseable {
     public void close() {
         if (stopped.getCount() == 0) return;
         LOG.log(INFO, "ateom shutting down");
+        closeAll(extensions.reversed());
         sandboxes.events().close(); // ends the events streams, which the server would otherwise wait for
         server.close();
         closeAll(resources);
@@ -189,6 +206,13 @@ public final class Daemon implements AutoCloseable {
             } catch (Exception e) {
                 LOG.log(WARNING, "closing " + resource.getClass().getSimpleName() + " failed: " + e);
             }
+        }
+    }
+
+    /** Every {@link DaemonExtension} on the class path, each asked to start; a failing one stops the start. */
+    private static void startExtensions(ExtensionContext context, List<AutoCloseable> started) {
+        for (DaemonExtension extension : ServiceLoader.load(DaemonExtension.class)) {
+            extension.start(context).ifPresent(started::add);
         }
     }
 

@@ -25,5 +25,7 @@ public final class ClientCommands {
         ateom.addSubcommand(new SnapshotCommands.Push());
         ateom.addSubcommand(new SnapshotCommands.StoreGc());
         ateom.addSubcommand(new SnapshotCommands.StoreResetVerdict());
+        ateom.addSubcommand(new TemplateCommands.Group());
+        ateom.addSubcommand(new TemplateCommands.Listing());
     }
 }

@@ -57,6 +57,9 @@ public enum ConfigOption {
             + "always 0 when children do not die with the daemon)."),
     OPERATION_RETENTION_SECONDS("operation-retention-seconds", "900", "Longest a finished asynchronous operation (?async=true) "
             + "is kept for GET /v1/operations/{id}; one that was fetched finished goes 10 s after (at most half this)."),
+    E2B_LISTEN("e2b-listen", "", "HOST:PORT (or PORT, on 127.0.0.1) of an E2B-compatible API and envd proxy, so the E2B SDK "
+            + "drives this daemon (needs the e2b module's jar on the class path, as bin/ateom has it). Empty: off."),
+    E2B_KEYS_FILE("e2b-keys-file", "", "File of API keys (one a line, # comments) the E2B listener accepts besides the daemon's token."),
     LOG_LEVEL("log-level", "INFO", "One of ERROR, WARNING, INFO, DEBUG, TRACE. Logs are JSON lines on stderr."),
     CONFIG("config", "/etc/ateom/ateom.yaml", "YAML file with any of these keys (flag names); missing file is fine unless named explicitly.");
 

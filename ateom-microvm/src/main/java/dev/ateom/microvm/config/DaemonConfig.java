@@ -11,6 +11,7 @@ import java.util.Optional;
  * The daemon's resolved settings; see {@link ConfigOption} for each one's meaning and default. {@code network} is
  * null when networking is off. {@code imageRoots} and {@code hostDirectoryRoots} are absolute and normalized; empty
  * lists allow nothing. {@code snapshotStore} is empty unless {@code --snapshot-store} is set.
+ * {@code e2bListen} is empty when the E2B listener is off; {@code e2bKeysFile} null when none is given.
  */
 public record DaemonConfig(
         String listenHost,
@@ -33,7 +34,9 @@ public record DaemonConfig(
         Optional<RemoteStoreConfig> snapshotStore,
         int vmmPool,
         Duration idleMinimum,
-        Duration operationRetention) {
+        Duration operationRetention,
+        String e2bListen,
+        Path e2bKeysFile) {
 
     public DaemonConfig {
         imageRoots = List.copyOf(imageRoots);

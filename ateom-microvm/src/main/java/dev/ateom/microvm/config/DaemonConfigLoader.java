@@ -75,7 +75,9 @@ public final class DaemonConfigLoader {
                 remoteStore(values),
                 intInRange(values.get(ConfigOption.VMM_POOL), 0, 64),
                 Duration.ofSeconds(intInRange(values.get(ConfigOption.IDLE_MINIMUM_SECONDS), 1, 86_400)),
-                Duration.ofSeconds(intInRange(values.get(ConfigOption.OPERATION_RETENTION_SECONDS), 1, 86_400)));
+                Duration.ofSeconds(intInRange(values.get(ConfigOption.OPERATION_RETENTION_SECONDS), 1, 86_400)),
+                values.get(ConfigOption.E2B_LISTEN).value().strip(),
+                values.get(ConfigOption.E2B_KEYS_FILE).value().isBlank() ? null : absolutePath(values.get(ConfigOption.E2B_KEYS_FILE)));
     }
 
     /** The network options when {@code network} is on, each checked and named on failure; null when it is off. */
