@@ -33,7 +33,8 @@ public record DaemonConfig(
         Optional<RemoteStoreConfig> snapshotStore,
         int vmmPool,
         Duration idleMinimum,
-        Duration operationRetention) {
+        Duration operationRetention,
+        JailConfig jail) {
 
     public DaemonConfig {
         imageRoots = List.copyOf(imageRoots);
