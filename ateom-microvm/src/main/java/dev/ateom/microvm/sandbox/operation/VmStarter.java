@@ -170,6 +170,11 @@ public final class VmStarter {
     }
 
     /** What a restarted daemon needs to find (and adopt or kill) these processes. */
+    VmRuntime runtimeOf(String sandboxId, SandboxLayout.EpochLayout el, int epoch, ChvProcess chv, ShareSet shares, NetworkRuntime network) {
+        VmRuntime runtime = runtimeOf(el, epoch, chv, shares, network);
+        return jailer.jailOf(sandboxId).map(jail -> runtime.withJail(JailRuntimes.of(jail, chv.pid()))).orElse(runtime);
+    }
+
     static VmRuntime runtimeOf(SandboxLayout.EpochLayout el, int epoch, ChvProcess chv, ShareSet shares, NetworkRuntime network) {
         List<ShareRuntime> shareRuntimes = new ArrayList<>();
         shares.processes().forEach((kind, p) -> shareRuntimes.add(new ShareRuntime(kind.name(), kind.tag(), p.pid(),
