@@ -287,6 +287,29 @@ public final class VmmJailer {
         }
     }
 
+    /**
+     * At the daemon's stop: its cgroup parents and roots dir go when no VMM is left in them (VMMs that outlive the
+     * daemon keep theirs for the next daemon to adopt).
+     */
+    public void close() {
+        if (!config.enabled()) return;
+        cgroups.ifPresent(d -> {
+            if (!d.children().isEmpty()) return;
+            for (Path parent : d.parents()) {
+                try {
+                    Files.deleteIfExists(parent);
+                } catch (IOException e) {
+                    LOG.log(WARNING, "cannot remove the cgroup parent " + parent + ": " + e.getMessage());
+                }
+            }
+        });
+        try {
+            Files.deleteIfExists(rootsDir);
+        } catch (IOException e) {
+            // a survivor's root is still there: the next daemon's
+        }
+    }
+
     private static void deleteQuietly(Path path) {
         if (path == null || !Files.exists(path)) return;
         try (var entries = Files.walk(path)) {

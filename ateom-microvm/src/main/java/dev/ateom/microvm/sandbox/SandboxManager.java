@@ -246,5 +246,6 @@ public final class SandboxManager implements AutoCloseable {
         DaemonStop.run(sandboxes.entries(), context.config().childrenDieWithDaemon(), this::suspend);
         leases.close(); // the suspends' give-backs, before the store closes
         pool.close();
+        context.vms().jailer().close();
     }
 }
