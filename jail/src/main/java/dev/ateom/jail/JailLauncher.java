@@ -7,8 +7,9 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Where the {@code ateom-jail} binary is: {@code -Dateom.jail.launcher}, {@code $ATEOM_JAIL_LAUNCHER}, beside the
- * daemon's install ({@code <app>/bin/ateom-jail}), or the build's {@code jail/target/ateom-jail}.
+ * Where the {@code ateom-jail} binary is: {@code -Dateom.jail.launcher}, {@code $ATEOM_JAIL_LAUNCHER} (bin/ateom sets
+ * it to the build's), the build's {@code jail/target/ateom-jail} (tests), or the container image's
+ * {@code /usr/bin/ateom-jail}.
  */
 public final class JailLauncher {
     /** The exit status of a launch the launcher refused (a jail step failed; the program never ran). */
@@ -23,12 +24,11 @@ public final class JailLauncher {
         if (property != null && !property.isBlank()) candidates.add(Path.of(property));
         String env = System.getenv("ATEOM_JAIL_LAUNCHER");
         if (env != null && !env.isBlank()) candidates.add(Path.of(env));
-        String app = System.getProperty("ateom.app.dir");
-        if (app != null && !app.isBlank()) candidates.add(Path.of(app, "bin", "ateom-jail"));
         String repo = System.getProperty("ateom.repo.root");
         if (repo != null && !repo.isBlank()) candidates.add(Path.of(repo, "jail", "target", "ateom-jail"));
         candidates.add(Path.of("jail", "target", "ateom-jail").toAbsolutePath());
         candidates.add(Path.of("..", "jail", "target", "ateom-jail").toAbsolutePath().normalize());
+        candidates.add(Path.of("/usr/bin/ateom-jail"));
         return candidates.stream().filter(Files::isExecutable).findFirst();
     }
 }

@@ -29,6 +29,7 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Consumer;
 import java.util.function.Supplier;
@@ -127,6 +128,16 @@ public final class VmmJailer {
 
     public Optional<CgroupDriver> cgroups() {
         return cgroups;
+    }
+
+    /** Bytes of memory each live jailed sandbox's cgroup uses now (VMM and virtiofsd), by sandbox id. */
+    public Map<String, Long> memoryUsage() {
+        Map<String, Long> usage = new TreeMap<>();
+        cgroups.ifPresent(d -> live.values().forEach(j -> j.cgroup().flatMap(c -> {
+            var bytes = d.memoryUsage(c);
+            return bytes.isPresent() ? Optional.of(bytes.getAsLong()) : Optional.<Long>empty();
+        }).ifPresent(bytes -> usage.put(j.sandboxId(), bytes))));
+        return usage;
     }
 
     /** The live jail of a sandbox's VMM, if jailed. */

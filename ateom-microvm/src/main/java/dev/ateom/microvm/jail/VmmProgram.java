@@ -31,6 +31,7 @@ public record VmmProgram(List<Path> readOnly, boolean standIn, long extraOverhea
     private static final Pattern LIBRARY = Pattern.compile("(/\\S+)\\s+\\(0x");
     /** A JVM's heap (the stand-in runs with -Xmx128m), metaspace, code cache and thread stacks. */
     private static final long STAND_IN_OVERHEAD_MIB = 768;
+    private static final Path STAND_IN = Path.of("fixtures", "bin", "chv-standin");
 
     public VmmProgram {
         readOnly = List.copyOf(readOnly);
@@ -71,10 +72,28 @@ public record VmmProgram(List<Path> readOnly, boolean standIn, long extraOverhea
         paths.add(Path.of(System.getProperty("java.home")));
         String javaHome = System.getenv("JAVA_HOME");
         if (javaHome != null && !javaHome.isBlank() && Files.isDirectory(Path.of(javaHome))) paths.add(Path.of(javaHome));
-        // fixtures/bin/chv-standin runs fixtures/target/classes and target/lib: the fixtures tree
-        paths.add(real.getParent().getParent());
+        // fixtures/bin/chv-standin runs fixtures/target/classes and target/lib: the fixtures tree. A wrapper script
+        // (tests set the backend in one) is bound as itself, with the fixtures tree of the stand-in it names
+        paths.add(real);
         if (!binary.toAbsolutePath().normalize().equals(real)) paths.add(binary.toAbsolutePath().normalize());
+        for (Path standIn : standInsNamedBy(real)) paths.add(standIn.getParent().getParent());
         return new VmmProgram(new ArrayList<>(paths), true, STAND_IN_OVERHEAD_MIB);
+    }
+
+    /** The script itself when it is the stand-in, else the stand-ins ({@code .../fixtures/bin/chv-standin}) its text names. */
+    private static List<Path> standInsNamedBy(Path script) {
+        if (script.endsWith(STAND_IN)) return List.of(script);
+        List<Path> named = new ArrayList<>();
+        try {
+            for (String token : Files.readString(script, StandardCharsets.UTF_8).split("[\\s\"']+")) {
+                if (!token.startsWith("/") || !token.endsWith(STAND_IN.toString())) continue;
+                Path candidate = Path.of(token);
+                if (Files.isRegularFile(candidate)) named.add(candidate.toRealPath());
+            }
+        } catch (IOException e) {
+            LOG.log(System.Logger.Level.WARNING, "cannot read the hypervisor script " + script + ": " + e.getMessage());
+        }
+        return named;
     }
 
     private static VmmProgram elf(Path binary, Path real) {

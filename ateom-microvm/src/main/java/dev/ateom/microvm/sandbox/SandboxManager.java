@@ -27,6 +27,7 @@ import dev.ateom.microvm.timing.OperationMetrics;
 import dev.ateom.microvm.timing.OperationProgress;
 import dev.ateom.microvm.vm.VmmPool;
 import dev.ateom.microvm.jail.VmmJailer;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 import java.nio.file.Path;
@@ -62,6 +63,9 @@ public final class SandboxManager implements AutoCloseable {
         this.pool = VmmPool.start(config.runDir(), tools.hypervisor().resolved(),
                 config.childrenDieWithDaemon() && !config.jail().enabled() ? config.vmmPool() : 0, registry);
         VmmJailer jailer = VmmJailer.start(config.jail(), config.stateDir(), config.runDir(), tools.hypervisor().resolved());
+        GaugeWithCallback.builder().name("ateom_sandbox_cgroup_memory_bytes")
+                .help("Memory a running sandbox's cgroup uses now (its jailed cloud-hypervisor and virtiofsd)").labelNames("sandbox")
+                .callback(cb -> jailer.memoryUsage().forEach((id, bytes) -> cb.call(bytes, id))).register(registry);
         this.context = new OperationContext(config, store, new VmStarter(config, snapshots, tools, pool, jailer), tools, snapshots, snapshotWriter,
                 systemInfo, probe, metrics, new Transitions(store, metrics, events), networks);
         this.tools = tools;

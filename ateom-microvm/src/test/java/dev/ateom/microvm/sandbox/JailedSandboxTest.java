@@ -45,6 +45,9 @@ class JailedSandboxTest {
         assertThat(Files.readString(Path.of(firstPath(jail, "memory")).resolve(jail.path("cgroupVersion").asInt() == 1
                 ? "memory.limit_in_bytes" : "memory.max")).trim()).isEqualTo(jail.path("memoryBytes").asText());
 
+        assertThat(daemon.metrics()).as("the cgroup's memory in /metrics").containsPattern(
+                "(?m)^ateom_sandbox_cgroup_memory_bytes\\{sandbox=\"jailed\"} [1-9]");
+
         JsonNode suspended = daemon.post("/v1/sandboxes/jailed/suspend", "{}").body();
         String snapshotId = suspended.path("snapshotId").asText();
         assertThat(snapshotId).as(suspended.toString()).isNotEmpty();
