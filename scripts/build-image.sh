@@ -121,6 +121,9 @@ for lib in "${libs[@]}"; do cp -L "$lib" "$BASE/usr/lib/x86_64-linux-gnu/"; done
 cp -L /lib64/ld-linux-x86-64.so.2 "$BASE/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
 ln -s /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$BASE/lib64/ld-linux-x86-64.so.2"
 cp -L /usr/bin/setpriv "$BASE/usr/bin/setpriv"
+# the VMM jail launcher (static: needs no library); JailLauncher looks for it at /usr/bin/ateom-jail
+[[ -x "$ROOT/jail/target/ateom-jail" ]] || die "jail/target/ateom-jail missing; run scripts/build.sh"
+cp -L "$ROOT/jail/target/ateom-jail" "$BASE/usr/bin/ateom-jail"
 # PID 1 that reaps orphans and forwards signals (docker.io's static tini, what `docker run --init` uses)
 cp -L /usr/bin/docker-init "$BASE/usr/bin/tini"
 # /tmp writable by all (JNA and zstd-jni extract their natives there); the daemon's default directories

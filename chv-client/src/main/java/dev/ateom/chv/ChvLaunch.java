@@ -2,6 +2,7 @@ package dev.ateom.chv;
 
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -16,12 +17,22 @@ import java.util.Map;
  * @param environment  extra environment variables (e.g. {@code ATEOM_STANDIN_BACKEND} for the stand-in)
  * @param dieWithDaemon whether CHV gets SIGKILL when this JVM dies (parent-death signal); false lets it outlive
  *                      the daemon, for a restarted daemon to adopt
+ * @param jail         the jail launcher's argv up to and including its {@code --}, or empty to start CHV unjailed; the
+ *                     launcher then sets the parent-death signal itself (its {@code --die-with-parent})
  */
 public record ChvLaunch(Path binary, Path apiSocket, Path logFile, Path outputFile, int verbosity, Duration readyTimeout,
-                        Map<String, String> environment, boolean dieWithDaemon) {
+                        Map<String, String> environment, boolean dieWithDaemon, List<String> jail) {
     public ChvLaunch {
         environment = environment == null ? Map.of() : Map.copyOf(environment);
         readyTimeout = readyTimeout == null ? Duration.ofSeconds(10) : readyTimeout;
+        jail = jail == null ? List.of() : List.copyOf(jail);
+        if (!jail.isEmpty() && !jail.getLast().equals("--")) throw new IllegalArgumentException("a jail prefix ends with --: " + jail);
+    }
+
+    /** An unjailed launch. */
+    public ChvLaunch(Path binary, Path apiSocket, Path logFile, Path outputFile, int verbosity, Duration readyTimeout,
+                     Map<String, String> environment, boolean dieWithDaemon) {
+        this(binary, apiSocket, logFile, outputFile, verbosity, readyTimeout, environment, dieWithDaemon, List.of());
     }
 
     /** A launch whose CHV dies with the daemon. */
@@ -37,14 +48,23 @@ public record ChvLaunch(Path binary, Path apiSocket, Path logFile, Path outputFi
     }
 
     public ChvLaunch withEnvironment(Map<String, String> env) {
-        return new ChvLaunch(binary, apiSocket, logFile, outputFile, verbosity, readyTimeout, env, dieWithDaemon);
+        return new ChvLaunch(binary, apiSocket, logFile, outputFile, verbosity, readyTimeout, env, dieWithDaemon, jail);
     }
 
     public ChvLaunch withReadyTimeout(Duration timeout) {
-        return new ChvLaunch(binary, apiSocket, logFile, outputFile, verbosity, timeout, environment, dieWithDaemon);
+        return new ChvLaunch(binary, apiSocket, logFile, outputFile, verbosity, timeout, environment, dieWithDaemon, jail);
     }
 
     public ChvLaunch withDieWithDaemon(boolean value) {
-        return new ChvLaunch(binary, apiSocket, logFile, outputFile, verbosity, readyTimeout, environment, value);
+        return new ChvLaunch(binary, apiSocket, logFile, outputFile, verbosity, readyTimeout, environment, value, jail);
+    }
+
+    /** The same launch inside a jail: {@code prefix} is the launcher's argv up to its {@code --}. */
+    public ChvLaunch withJail(List<String> prefix) {
+        return new ChvLaunch(binary, apiSocket, logFile, outputFile, verbosity, readyTimeout, environment, dieWithDaemon, prefix);
+    }
+
+    public boolean jailed() {
+        return !jail.isEmpty();
     }
 }

@@ -20,7 +20,8 @@ import java.util.concurrent.TimeUnit;
  *
  * <p>Children die with the daemon: {@link ChildLauncher} starts each behind a parent-death signal, or refuses
  * to start it when the signal cannot be had. A launch with {@link ChvLaunch#dieWithDaemon()} false outlives the
- * daemon on purpose, for a restarted daemon to adopt.
+ * daemon on purpose, for a restarted daemon to adopt. A jailed launch ({@link ChvLaunch#jail()}) starts the jail
+ * launcher, which stays CHV's parent: {@link #pid()} is the launcher's, whose only child is CHV.
  */
 public final class ChvProcess implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ChvProcess.class.getName());
@@ -86,12 +87,18 @@ public final class ChvProcess implements AutoCloseable {
         if (launch.logFile() != null) {
             command.addAll(List.of("--log-file", launch.logFile().toString()));
         }
+        if (launch.jailed()) {
+            List<String> jailed = new ArrayList<>(launch.jail());
+            jailed.addAll(command);
+            command = jailed;
+        }
         var builder = new ProcessBuilder(command).redirectErrorStream(true).redirectInput(ProcessBuilder.Redirect.from(Path.of("/dev/null").toFile()));
         builder.redirectOutput(launch.outputFile() == null ? ProcessBuilder.Redirect.DISCARD
                 : ProcessBuilder.Redirect.appendTo(launch.outputFile().toFile()));
         builder.environment().putAll(launch.environment());
         try {
-            return ChildLauncher.start(builder, launch.dieWithDaemon());
+            // a jailed CHV's launcher sets its own parent-death signal (setpriv's would be cleared by its uid change)
+            return ChildLauncher.start(builder, launch.dieWithDaemon() && !launch.jailed());
         } catch (IOException | ParentDeathSignalUnavailableException e) {
             throw new ChvTransportException(what, "cannot start: " + e.getMessage(), e);
         }

@@ -52,11 +52,11 @@ final class TestHost implements AutoCloseable {
         }
     }
 
-    /** The sandboxes' run dirs (not the daemon's pool of idle CHV processes, {@code .vmm-pool}). */
+    /** The sandboxes' run dirs (not the daemon's pool of idle CHV processes, {@code .vmm-pool}, nor its VMM jail roots, {@code .jail}). */
     List<String> runDirEntries() throws IOException {
         if (!Files.isDirectory(runDir())) return List.of();
         try (Stream<Path> entries = Files.list(runDir())) {
-            return entries.map(p -> p.getFileName().toString()).filter(name -> !name.equals(".vmm-pool")).sorted().toList();
+            return entries.map(p -> p.getFileName().toString()).filter(name -> !name.equals(".vmm-pool") && !name.equals(".jail")).sorted().toList();
         }
     }
 

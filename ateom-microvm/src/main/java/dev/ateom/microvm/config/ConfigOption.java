@@ -55,6 +55,15 @@ public enum ConfigOption {
             + "ateom:<prefix>:sandbox-forward), removed at stop. leave: change nothing, warn with those rules."),
     VMM_POOL("vmm-pool", "2", "Idle cloud-hypervisor processes kept started for create, clone and resume to claim (0: none; "
             + "always 0 when children do not die with the daemon)."),
+    JAIL("jail", "on", "on: every cloud-hypervisor runs in a jail of its own (uid, mount, pid and network namespaces, cgroup, "
+            + "no capabilities, Landlock; README \"Isolation\"). off: as root in the host's namespaces, for debugging only (a loud warning)."),
+    JAIL_UID_RANGE("jail-uid-range", "1900000000-1900065535", "A-B: the uids and gids jailed VMMs run as, one per live VMM; refused "
+            + "when it overlaps an /etc/passwd or /etc/group entry."),
+    JAIL_MEMORY_OVERHEAD_MIB("jail-memory-overhead-mib", "256", "MiB a VMM's cgroup allows above its guest's memory (CHV's own "
+            + "memory, its threads' stacks, virtiofsd). The JVM-based CHV stand-in adds 768 MiB of its own."),
+    JAIL_PIDS_MAX("jail-pids-max", "512", "Tasks (processes and threads) one sandbox's cgroup allows: CHV, its vcpu and device threads, virtiofsd."),
+    JAIL_CPU_QUOTA("jail-cpu-quota", "vcpus", "CPUs worth of time one sandbox's cgroup gets: vcpus (the sandbox's vcpu count), "
+            + "a number (e.g. 1.5), or 0 for no CPU limit."),
     OPERATION_RETENTION_SECONDS("operation-retention-seconds", "900", "Longest a finished asynchronous operation (?async=true) "
             + "is kept for GET /v1/operations/{id}; one that was fetched finished goes 10 s after (at most half this)."),
     E2B_LISTEN("e2b-listen", "", "HOST:PORT (or PORT, on 127.0.0.1) of an E2B-compatible API and envd proxy, so the E2B SDK "

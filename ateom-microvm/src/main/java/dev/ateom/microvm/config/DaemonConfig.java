@@ -36,7 +36,8 @@ public record DaemonConfig(
         Duration idleMinimum,
         Duration operationRetention,
         String e2bListen,
-        Path e2bKeysFile) {
+        Path e2bKeysFile,
+        JailConfig jail) {
 
     public DaemonConfig {
         imageRoots = List.copyOf(imageRoots);

@@ -3,6 +3,7 @@ package dev.ateom.microvm.config;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.dataformat.yaml.YAMLFactory;
+import dev.ateom.jail.UidRange;
 import dev.ateom.network.HostFirewallMode;
 import dev.ateom.network.NetworkConfig;
 import dev.ateom.network.NetworkConfigException;
@@ -77,7 +78,48 @@ public final class DaemonConfigLoader {
                 Duration.ofSeconds(intInRange(values.get(ConfigOption.IDLE_MINIMUM_SECONDS), 1, 86_400)),
                 Duration.ofSeconds(intInRange(values.get(ConfigOption.OPERATION_RETENTION_SECONDS), 1, 86_400)),
                 values.get(ConfigOption.E2B_LISTEN).value().strip(),
-                values.get(ConfigOption.E2B_KEYS_FILE).value().isBlank() ? null : absolutePath(values.get(ConfigOption.E2B_KEYS_FILE)));
+                values.get(ConfigOption.E2B_KEYS_FILE).value().isBlank() ? null : absolutePath(values.get(ConfigOption.E2B_KEYS_FILE)),
+                jail(values));
+    }
+
+    /** The jail's options, each checked; the uid range must name no real user or group of this host. */
+    private static JailConfig jail(Map<ConfigOption, Resolved> values) {
+        Resolved enabled = values.get(ConfigOption.JAIL);
+        boolean on = switch (nonEmpty(enabled).toLowerCase(Locale.ROOT)) {
+            case "on", "true" -> true;
+            case "off", "false" -> false;
+            default -> throw new ConfigException(enabled.describe() + " must be on or off, got '" + enabled.value() + "'");
+        };
+        Resolved range = values.get(ConfigOption.JAIL_UID_RANGE);
+        UidRange uids;
+        try {
+            uids = UidRange.parse(nonEmpty(range));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigException(range.describe() + ": " + e.getMessage(), e);
+        }
+        if (on) {
+            for (Path idFile : List.of(Path.of("/etc/passwd"), Path.of("/etc/group"))) {
+                uids.overlapIn(idFile).ifPresent(entry -> {
+                    throw new ConfigException(range.describe() + " overlaps a real id, which a jailed VMM must never share: " + entry);
+                });
+            }
+        }
+        Resolved quota = values.get(ConfigOption.JAIL_CPU_QUOTA);
+        double cpuQuota;
+        if (nonEmpty(quota).equalsIgnoreCase("vcpus")) {
+            cpuQuota = JailConfig.VCPUS;
+        } else {
+            try {
+                cpuQuota = Double.parseDouble(quota.value().strip());
+            } catch (NumberFormatException e) {
+                throw new ConfigException(quota.describe() + " must be vcpus or a number of CPUs, got '" + quota.value() + "'");
+            }
+            if (!(cpuQuota >= 0 && cpuQuota <= 4096)) {
+                throw new ConfigException(quota.describe() + " must be between 0 and 4096 CPUs, got " + quota.value());
+            }
+        }
+        return new JailConfig(on, uids, intInRange(values.get(ConfigOption.JAIL_MEMORY_OVERHEAD_MIB), 16, 1 << 20),
+                intInRange(values.get(ConfigOption.JAIL_PIDS_MAX), 16, 1 << 22), cpuQuota);
     }
 
     /** The network options when {@code network} is on, each checked and named on failure; null when it is off. */

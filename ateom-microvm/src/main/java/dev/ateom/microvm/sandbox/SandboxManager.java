@@ -26,6 +26,8 @@ import dev.ateom.microvm.sandbox.operation.VmStarter;
 import dev.ateom.microvm.timing.OperationMetrics;
 import dev.ateom.microvm.timing.OperationProgress;
 import dev.ateom.microvm.vm.VmmPool;
+import dev.ateom.microvm.jail.VmmJailer;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 import java.nio.file.Path;
@@ -57,9 +59,14 @@ public final class SandboxManager implements AutoCloseable {
                           PrometheusRegistry registry) {
         OperationMetrics metrics = new OperationMetrics(registry, sandboxes::countByState, () -> orphanDirs().size());
         // the pool fills only when every tool is there (startVmmPool), which the background probe of virtiofsd tells later
+        // the pool's members are unjailed processes: with the jail on every VMM is started in its own jail instead
         this.pool = VmmPool.start(config.runDir(), tools.hypervisor().resolved(),
-                config.childrenDieWithDaemon() ? config.vmmPool() : 0, registry);
-        this.context = new OperationContext(config, store, new VmStarter(config, snapshots, tools, pool), tools, snapshots, snapshotWriter,
+                config.childrenDieWithDaemon() && !config.jail().enabled() ? config.vmmPool() : 0, registry);
+        VmmJailer jailer = VmmJailer.start(config.jail(), config.stateDir(), config.runDir(), tools.hypervisor().resolved());
+        GaugeWithCallback.builder().name("ateom_sandbox_cgroup_memory_bytes")
+                .help("Memory a running sandbox's cgroup uses now (its jailed cloud-hypervisor and virtiofsd)").labelNames("sandbox")
+                .callback(cb -> jailer.memoryUsage().forEach((id, bytes) -> cb.call(bytes, id))).register(registry);
+        this.context = new OperationContext(config, store, new VmStarter(config, snapshots, tools, pool, jailer), tools, snapshots, snapshotWriter,
                 systemInfo, probe, metrics, new Transitions(store, metrics, events), networks);
         this.tools = tools;
         this.admission = new NewSandboxAdmission(HostPathPolicy.of(config), snapshots, networks, config.idleMinimum());
@@ -243,5 +250,6 @@ public final class SandboxManager implements AutoCloseable {
         DaemonStop.run(sandboxes.entries(), context.config().childrenDieWithDaemon(), this::suspend);
         leases.close(); // the suspends' give-backs, before the store closes
         pool.close();
+        context.vms().jailer().close();
     }
 }

@@ -29,7 +29,7 @@ class ModuleBoundariesTest {
 
     @Test
     void everyModuleIsOnTheClasspath() {
-        for (String pkg : new String[] {"dev.ateom.process", "dev.ateom.chv", "dev.ateom.virtiofsd", "dev.ateom.snapshot", "dev.ateom.network",
+        for (String pkg : new String[] {"dev.ateom.process", "dev.ateom.jail", "dev.ateom.chv", "dev.ateom.virtiofsd", "dev.ateom.snapshot", "dev.ateom.network",
                 "dev.ateom.store", "dev.ateom.fixtures", "dev.ateom.microvm"}) {
             assertThat(classes.stream().anyMatch(c -> c.getPackageName().startsWith(pkg))).as(pkg).isTrue();
         }
@@ -37,8 +37,8 @@ class ModuleBoundariesTest {
 
     @Test
     void librariesNeverDependOnTheDaemon() {
-        noClasses().that().resideInAnyPackage("dev.ateom.process..", "dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.snapshot..",
-                        "dev.ateom.network..", "dev.ateom.store..", "dev.ateom.fixtures..")
+        noClasses().that().resideInAnyPackage("dev.ateom.process..", "dev.ateom.jail..", "dev.ateom.chv..", "dev.ateom.virtiofsd..",
+                        "dev.ateom.snapshot..", "dev.ateom.network..", "dev.ateom.store..", "dev.ateom.fixtures..")
                 .should().dependOnClassesThat().resideInAPackage("dev.ateom.microvm..")
                 .check(classes);
     }
@@ -56,6 +56,22 @@ class ModuleBoundariesTest {
         noClasses().that().resideInAnyPackage("dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.network..", "dev.ateom.microvm..")
                 .should().callMethod(ProcessBuilder.class, "start")
                 .because("children that must die with the daemon are started by the ChildLauncher of child-process alone")
+                .check(classes);
+    }
+
+    /**
+     * The jail (launcher, cgroups, uids) stands on nothing of ours, and the clients of CHV and virtiofsd know nothing
+     * of it: CHV gets its jail as an argv prefix, which the daemon makes.
+     */
+    @Test
+    void theJailStandsAloneAndOnlyTheDaemonUsesIt() {
+        noClasses().that().resideInAPackage("dev.ateom.jail..")
+                .should().dependOnClassesThat().resideInAnyPackage("dev.ateom.process..", "dev.ateom.chv..", "dev.ateom.virtiofsd..",
+                        "dev.ateom.snapshot..", "dev.ateom.network..", "dev.ateom.store..", "dev.ateom.fixtures..")
+                .check(classes);
+        noClasses().that().resideInAnyPackage("dev.ateom.process..", "dev.ateom.chv..", "dev.ateom.virtiofsd..", "dev.ateom.snapshot..",
+                        "dev.ateom.network..", "dev.ateom.store..")
+                .should().dependOnClassesThat().resideInAPackage("dev.ateom.jail..")
                 .check(classes);
     }
 

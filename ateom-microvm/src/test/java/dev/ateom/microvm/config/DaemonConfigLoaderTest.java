@@ -1,5 +1,6 @@
 package dev.ateom.microvm.config;
 
+import dev.ateom.jail.UidRange;
 import dev.ateom.store.LeaseMode;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
@@ -105,5 +106,37 @@ class DaemonConfigLoaderTest {
         assertThatThrownBy(() -> new DaemonConfigLoader(Map.of(ConfigOption.CONFIG, yaml.toString(),
                 ConfigOption.SNAPSHOT_STORE_LEASES, "maybe"), Map.of()).load())
                 .hasMessageContaining("snapshot-store-leases").hasMessageContaining("on or off");
+    }
+
+    @Test
+    void theJailIsOnByDefaultAndItsOptionsAreChecked() throws IOException {
+        Path empty = Files.writeString(dir.resolve("jail.yaml"), "");
+        DaemonConfig config = new DaemonConfigLoader(Map.of(ConfigOption.CONFIG, empty.toString()), Map.of()).load();
+        assertThat(config.jail().enabled()).isTrue();
+        assertThat(config.jail().uidRange()).isEqualTo(UidRange.DEFAULT);
+        assertThat(config.jail().cpuQuotaFor(3)).as("vcpus worth by default").isEqualTo(3.0);
+        DaemonConfig custom = new DaemonConfigLoader(Map.of(ConfigOption.CONFIG, empty.toString(), ConfigOption.JAIL_CPU_QUOTA, "1.5",
+                ConfigOption.JAIL, "off"), Map.of()).load();
+        assertThat(custom.jail().enabled()).isFalse();
+        assertThat(custom.jail().cpuQuotaFor(3)).isEqualTo(1.5);
+        assertThatThrownBy(() -> new DaemonConfigLoader(Map.of(ConfigOption.CONFIG, empty.toString(), ConfigOption.JAIL, "maybe"), Map.of())
+                .load()).hasMessageContaining("jail (from flag --jail)").hasMessageContaining("on or off");
+        assertThatThrownBy(() -> new DaemonConfigLoader(Map.of(ConfigOption.CONFIG, empty.toString(), ConfigOption.JAIL_CPU_QUOTA, "lots"),
+                Map.of()).load()).hasMessageContaining("jail-cpu-quota").hasMessageContaining("vcpus or a number");
+    }
+
+    @Test
+    void aUidRangeOverARealUserIsRefused() throws IOException {
+        Path empty = Files.writeString(dir.resolve("jail.yaml"), "");
+        // root is in every /etc/passwd: a range from 0 is refused before that, one over uid 0's group too
+        assertThatThrownBy(() -> new DaemonConfigLoader(Map.of(ConfigOption.CONFIG, empty.toString(), ConfigOption.JAIL_UID_RANGE, "0-10"),
+                Map.of()).load()).hasMessageContaining("jail-uid-range (from flag --jail-uid-range)").hasMessageContaining("above 0");
+        String rootLine = Files.readAllLines(Path.of("/etc/passwd")).stream().filter(l -> !l.startsWith("root:")).findFirst().orElseThrow();
+        int uid = Integer.parseInt(rootLine.split(":")[2]);
+        assertThatThrownBy(() -> new DaemonConfigLoader(Map.of(ConfigOption.CONFIG, empty.toString(), ConfigOption.JAIL_UID_RANGE,
+                uid + "-" + (uid + 1)), Map.of()).load()).hasMessageContaining("jail-uid-range").hasMessageContaining("overlaps a real id")
+                .hasMessageContaining(rootLine.split(":")[0]);
+        assertThatThrownBy(() -> new DaemonConfigLoader(Map.of(ConfigOption.CONFIG, empty.toString(), ConfigOption.JAIL_UID_RANGE, "9-1"),
+                Map.of()).load()).hasMessageContaining("before it starts");
     }
 }

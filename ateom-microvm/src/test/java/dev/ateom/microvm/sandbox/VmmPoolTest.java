@@ -21,7 +21,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The warm pool of cloud-hypervisor processes ({@code --vmm-pool}): members answer before anyone asks, create,
  * clone and resume take one and it is replaced, what a previous daemon left in the pool is reclaimed at start,
- * and nothing outlives the daemon.
+ * and nothing outlives the daemon. The pool holds unjailed processes, so it runs with {@code --jail off} only: with
+ * the jail on it keeps none and every VMM starts in its own jail.
  */
 class VmmPoolTest {
     @TempDir Path dir;
@@ -32,8 +33,18 @@ class VmmPoolTest {
     }
 
     @Test
-    void createResumeAndCloneTakeAWarmMemberAndThePoolRefills() throws Exception {
+    void theJailTurnsThePoolOff() throws Exception {
         try (DaemonHarness daemon = new DaemonHarness(dir, Map.of(ConfigOption.VMM_POOL, "2"))) {
+            assertThat(daemon.metric("ateom_vmm_pool_size")).isEqualTo(0);
+            JsonNode runtime = daemon.createOk(daemon.spec("jailed-cold", "jailed-cold")).body().path("sandbox").path("runtime");
+            assertThat(runtime.path("jail").path("uid").asInt()).as("started cold, in its own jail").isPositive();
+            assertThat(daemon.delete("/v1/sandboxes/jailed-cold").status()).isEqualTo(204);
+        }
+    }
+
+    @Test
+    void createResumeAndCloneTakeAWarmMemberAndThePoolRefills() throws Exception {
+        try (DaemonHarness daemon = new DaemonHarness(dir, Map.of(ConfigOption.VMM_POOL, "2", ConfigOption.JAIL, "off"))) {
             daemon.awaitPoolFull();
             assertThat(daemon.metric("ateom_vmm_pool_size")).isEqualTo(2);
             Set<Long> idle = poolPids(daemon);
@@ -70,7 +81,7 @@ class VmmPoolTest {
         Path leftoverDir = Files.createDirectories(dir.resolve("run/.vmm-pool/m7"));
         Process leftover = new ProcessBuilder(TestTools.standIn().toString(), "--api-socket", leftoverDir.resolve("api.sock").toString())
                 .redirectErrorStream(true).redirectOutput(ProcessBuilder.Redirect.DISCARD).start();
-        try (DaemonHarness daemon = new DaemonHarness(dir, Map.of(ConfigOption.VMM_POOL, "1"))) {
+        try (DaemonHarness daemon = new DaemonHarness(dir, Map.of(ConfigOption.VMM_POOL, "1", ConfigOption.JAIL, "off"))) {
             assertThat(leftover.waitFor(30, TimeUnit.SECONDS)).as("the leftover member was killed").isTrue();
             assertThat(leftoverDir).doesNotExist();
             daemon.awaitPoolFull();
@@ -82,7 +93,7 @@ class VmmPoolTest {
 
     @Test
     void zeroKeepsNoPoolAndOperationsStartTheirOwn() throws Exception {
-        try (DaemonHarness daemon = new DaemonHarness(dir, Map.of(ConfigOption.VMM_POOL, "0"))) {
+        try (DaemonHarness daemon = new DaemonHarness(dir, Map.of(ConfigOption.VMM_POOL, "0", ConfigOption.JAIL, "off"))) {
             assertThat(daemon.metric("ateom_vmm_pool_size")).isZero();
             daemon.createOk(daemon.spec("cold", "cold"));
             assertThat(daemon.metrics()).contains("ateom_vmm_pool_claims_total{source=\"cold\"} 1.0");
@@ -111,7 +122,7 @@ class VmmPoolTest {
         Files.setPosixFilePermissions(holdingChv, PosixFilePermissions.fromString("rwx------"));
         long member;
         long itsChild;
-        try (DaemonHarness daemon = new DaemonHarness(dir, Map.of(ConfigOption.VMM_POOL, "1",
+        try (DaemonHarness daemon = new DaemonHarness(dir, Map.of(ConfigOption.VMM_POOL, "1", ConfigOption.JAIL, "off",
                 ConfigOption.CLOUD_HYPERVISOR, holdingChv.toString()))) {
             long deadline = System.nanoTime() + TimeUnit.SECONDS.toNanos(60);
             while (!Files.exists(started) && System.nanoTime() < deadline) Thread.sleep(20);

@@ -74,12 +74,13 @@ final class BringUp {
                 ? Optional.of(timer.step("rewrite", () -> vms.prepareRestoreDir(restore.snapshot(), layout, epoch, el,
                         VmStarter.socketsByTag(shareSpecs), rollback)))
                 : Optional.empty();
-        ChvProcess chv = timer.step("chvStart", () -> vms.startChv(el, rollback));
+        ChvProcess chv = timer.step("chvStart", () -> vms.startChv(record, layout, el, epoch, restoreDir, rollback));
         ShareSet shares = VmStarter.awaitStarted(starting);
+        vms.jailShares(record.id(), shares);
         // the last moment before the VM is created: the lease taken beside everything above must be held by now
         LeaseClaim lease = entry.leaseClaim();
         if (lease.enforced()) timer.run("lease", lease::await);
-        context.transitions().apply(entry, withSlot(entry.record(), slot).withRuntime(VmStarter.runtimeOf(el, epoch, chv, shares,
+        context.transitions().apply(entry, withSlot(entry.record(), slot).withRuntime(vms.runtimeOf(record.id(), el, epoch, chv, shares,
                 slot == null ? null : SandboxNetworks.runtimeOf(slot)).restoredFrom(source instanceof VmSource.Restore restored
                         ? restored.snapshot().id() : null)));
         LiveVm live = restoreDir.isPresent() ? restore(record, layout, restoreDir.get(), chv, shares, slot, epoch, timer)

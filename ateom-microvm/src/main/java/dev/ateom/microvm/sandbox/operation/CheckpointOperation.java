@@ -61,7 +61,7 @@ public final class CheckpointOperation {
             long pausedAt = System.nanoTime();
             timer.run("pause", chv::pause);
             rollback.add("resume the VM", () -> resumeIfPaused(entry));
-            timer.run("snapshot", () -> chv.snapshot(staging.chvDir()));
+            timer.run("snapshot", () -> context.vms().jailer().snapshot(record.id(), staging.chvDir(), chv::snapshot));
             timer.run("archive", () -> staging.archiveDurable(layout.durableDir()));
             timer.run("vmResume", chv::resume);
             timer.span(PAUSE_WINDOW, pausedAt, System.nanoTime());

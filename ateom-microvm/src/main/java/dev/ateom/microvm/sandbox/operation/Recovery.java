@@ -159,6 +159,11 @@ public final class Recovery {
                 ? Optional.of(layout.restoreDir(runtime.epoch()).resolve("memory-ranges")).filter(Files::exists)
                 : Optional.empty();
         entry.live(new LiveVm(runtime.epoch(), null, shares, sync, onDemandSource, slot));
+        // a jailed survivor keeps its uid and cgroup: neither is handed out or removed while it lives
+        if (runtime.jail() != null) {
+            context.vms().jailer().adopt(record.id(), runtime.epoch(), runtime.jail().uid(), runtime.jail().cgroup(),
+                    Path.of(runtime.runDir()), layout.sandboxDir().resolve("vmm-out"));
+        }
         LOG.log(INFO, "adopted running sandbox " + record.id() + " (cloud-hypervisor pid " + runtime.chvPid() + ")");
         return true;
     }

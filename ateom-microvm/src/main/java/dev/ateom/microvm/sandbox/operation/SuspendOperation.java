@@ -61,7 +61,7 @@ public final class SuspendOperation {
             rollback.add("resume the VM", chv::resume);
             SnapshotDraft staging = timer.step("stage", () -> context.snapshotWriter().begin(record.id(), tags));
             rollback.add("discard staging dir", staging::discard);
-            timer.run("snapshot", () -> chv.snapshot(staging.chvDir()));
+            timer.run("snapshot", () -> context.vms().jailer().snapshot(record.id(), staging.chvDir(), chv::snapshot));
             String chvVersion = chv.ping().version();
             timer.run("complete", () -> OnDemandSnapshotCompletion.complete(staging.chvDir().resolve("memory-ranges"),
                     live.onDemandSource(), chvVersion));

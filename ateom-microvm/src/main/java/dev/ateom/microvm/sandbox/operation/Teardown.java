@@ -107,6 +107,8 @@ final class Teardown {
                 LOG.log(WARNING, "killing virtiofsd of " + layout.sandboxId() + " failed: " + e.getMessage());
             }
         }
+        // the cgroup (with whatever still ran in it), the uid and the jail's root: only once CHV and virtiofsd are gone
+        context.vms().jailer().release(layout.sandboxId(), live.epoch());
         context.networks().release(live.slot());
         // a killed CHV leaves its vsock socket (it removes it only at vm.shutdown); virtiofsd and the API socket are
         // removed by their launchers. The logs stay, for a look at the last run of a suspended sandbox.

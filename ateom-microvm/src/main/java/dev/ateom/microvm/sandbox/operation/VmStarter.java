@@ -5,9 +5,12 @@ import dev.ateom.chv.ChvProcess;
 import dev.ateom.microvm.HostTools;
 import dev.ateom.microvm.PrivateDirs;
 import dev.ateom.microvm.config.DaemonConfig;
+import dev.ateom.microvm.jail.VmmJail;
+import dev.ateom.microvm.jail.VmmJailer;
 import dev.ateom.microvm.sandbox.NetworkRuntime;
 import dev.ateom.microvm.sandbox.Rollback;
 import dev.ateom.microvm.sandbox.SandboxRecord;
+import dev.ateom.microvm.sandbox.SandboxSpec;
 import dev.ateom.microvm.sandbox.ShareRuntime;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
 import dev.ateom.microvm.sandbox.SnapshotRestores;
@@ -29,6 +32,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -46,9 +50,11 @@ public final class VmStarter {
     private final SnapshotCatalog snapshots;
     private final HostTools tools;
     private final VmmPool pool;
+    private final VmmJailer jailer;
 
-    public VmStarter(DaemonConfig config, SnapshotCatalog snapshots, HostTools tools, VmmPool pool) {
+    public VmStarter(DaemonConfig config, SnapshotCatalog snapshots, HostTools tools, VmmPool pool, VmmJailer jailer) {
         this.pool = pool;
+        this.jailer = jailer;
         this.config = config;
         this.snapshots = snapshots;
         this.tools = tools;
@@ -120,16 +126,55 @@ public final class VmStarter {
         return SnapshotRestores.prepareRestore(snapshot, layout.restoreDir(epoch), socketsByTag, el.vsockSocket(), el.consoleLog());
     }
 
-    /** A warm CHV from the pool, moved into the epoch's dir, or else one started now. */
-    ChvProcess startChv(SandboxLayout.EpochLayout el, Rollback rollback) {
-        ChvProcess chv = pool.claim(el).orElseGet(() -> ChvProcess.start(new ChvLaunch(tools.hypervisor().resolved().orElseThrow(),
-                el.apiSocket(), el.chvLog(), el.chvOutput(), 1, CHV_READY_TIMEOUT, Map.of()).withDieWithDaemon(config.childrenDieWithDaemon())));
+    /** The jails of this daemon's VMMs (none when {@code --jail off}). */
+    public VmmJailer jailer() { return jailer; }
+
+    /**
+     * A jailed CHV started now ({@code --jail on}: the warm pool holds unjailed processes and is off), or a warm CHV
+     * from the pool moved into the epoch's dir, or else one started now.
+     */
+    ChvProcess startChv(SandboxRecord record, SandboxLayout layout, SandboxLayout.EpochLayout el, int epoch, Optional<Path> restoreDir,
+                        Rollback rollback) {
+        Path binary = tools.hypervisor().resolved().orElseThrow();
+        ChvLaunch launch = new ChvLaunch(binary, el.apiSocket(), el.chvLog(), el.chvOutput(), 1, CHV_READY_TIMEOUT, Map.of())
+                .withDieWithDaemon(config.childrenDieWithDaemon());
+        ChvProcess chv;
+        if (jailer.enabled()) {
+            SandboxSpec spec = record.spec();
+            List<Path> readOnly = new ArrayList<>();
+            if (spec.kernel() != null) readOnly.add(Path.of(spec.kernel()));
+            if (spec.initramfs() != null) readOnly.add(Path.of(spec.initramfs()));
+            VmmJail jail = jailer.prepare(record.id(), layout.runDir().getFileName().toString(), epoch, spec.vcpus() == null ? 1 : spec.vcpus(),
+                    spec.memoryMib() == null ? 512 : spec.memoryMib(), readOnly, el.dir(), restoreDir, layout.sandboxDir().resolve("vmm-out"),
+                    config.childrenDieWithDaemon());
+            // registered before the start: the rollback runs last to first, so the jail ends after CHV is killed
+            rollback.add("end the jail of cloud-hypervisor", () -> jailer.release(record.id(), epoch));
+            chv = ChvProcess.start(launch.withJail(jail.prefix()).withEnvironment(jail.environment()));
+        } else {
+            chv = pool.claim(el).orElseGet(() -> ChvProcess.start(launch));
+        }
         // a failed bring-up discards the VM: nothing in it matters, so SIGKILL, as in Teardown
         rollback.add("kill cloud-hypervisor", chv::kill);
         return chv;
     }
 
+    /** A jailed VMM's virtiofsd: their sockets handed to its uid, the processes moved into its cgroup. */
+    void jailShares(String sandboxId, ShareSet shares) {
+        if (jailer.jailOf(sandboxId).isEmpty()) return;
+        List<Path> sockets = new ArrayList<>();
+        shares.processes().forEach((kind, p) -> {
+            sockets.add(p.socketPath());
+            jailer.joinCgroup(sandboxId, p.pid());
+        });
+        jailer.grantSockets(sandboxId, sockets);
+    }
+
     /** What a restarted daemon needs to find (and adopt or kill) these processes. */
+    VmRuntime runtimeOf(String sandboxId, SandboxLayout.EpochLayout el, int epoch, ChvProcess chv, ShareSet shares, NetworkRuntime network) {
+        VmRuntime runtime = runtimeOf(el, epoch, chv, shares, network);
+        return jailer.jailOf(sandboxId).map(jail -> runtime.withJail(JailRuntimes.of(jail, chv.pid()))).orElse(runtime);
+    }
+
     static VmRuntime runtimeOf(SandboxLayout.EpochLayout el, int epoch, ChvProcess chv, ShareSet shares, NetworkRuntime network) {
         List<ShareRuntime> shareRuntimes = new ArrayList<>();
         shares.processes().forEach((kind, p) -> shareRuntimes.add(new ShareRuntime(kind.name(), kind.tag(), p.pid(),

@@ -1,0 +1,332 @@
+package dev.ateom.microvm.jail;
+
+import dev.ateom.jail.CgroupDriver;
+import dev.ateom.jail.CgroupLimits;
+import dev.ateom.jail.CgroupMounts;
+import dev.ateom.jail.JailCommand;
+import dev.ateom.jail.JailLauncher;
+import dev.ateom.jail.JailSpec;
+import dev.ateom.jail.SandboxCgroup;
+import dev.ateom.jail.UidAllocator;
+import dev.ateom.jail.VmmJailRequest;
+import dev.ateom.jail.VmmJails;
+import dev.ateom.microvm.config.JailConfig;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermission;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.Set;
+import java.util.TreeMap;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Consumer;
+import java.util.function.Supplier;
+
+import static java.lang.System.Logger.Level.INFO;
+import static java.lang.System.Logger.Level.WARNING;
+
+/**
+ * Puts every VMM in a jail of its own ({@code --jail on}): a uid from the range, the sandbox's cgroup, a root
+ * holding only what that VMM needs ({@link VmmJails}), and the ownership of the files it reads and writes. One
+ * jail per sandbox is live at a time; {@link #release} ends it (cgroup, uid, root).
+ *
+ * <p>The cgroups of this daemon live under {@code ateom-<hash of the state dir>} in each hierarchy, so two
+ * daemons on one host never touch each other's; at start whatever a killed daemon left there is removed
+ * ({@link #removeLeftovers}) unless recovery adopted it.
+ */
+public final class VmmJailer {
+    private static final System.Logger LOG = System.getLogger(VmmJailer.class.getName());
+    private static final long NOFILE = 4096;
+
+    private final JailConfig config;
+    private final Path launcher;
+    private final Path rootsDir;
+    private final Optional<CgroupDriver> cgroups;
+    private final UidAllocator uids;
+    private final Supplier<VmmProgram> program;
+    private final Map<String, VmmJail> live = new ConcurrentHashMap<>();
+    private final Set<String> adoptedCgroups = ConcurrentHashMap.newKeySet();
+
+    private VmmJailer(JailConfig config, Path launcher, Path rootsDir, Optional<CgroupDriver> cgroups, Supplier<VmmProgram> program) {
+        this.config = config;
+        this.launcher = launcher;
+        this.rootsDir = rootsDir;
+        this.cgroups = cgroups;
+        this.uids = new UidAllocator(config.uidRange());
+        this.program = program;
+    }
+
+    /** A jailer that jails nothing ({@code --jail off}). */
+    public static VmmJailer off(JailConfig config) {
+        return new VmmJailer(config, null, null, Optional.empty(), () -> null);
+    }
+
+    /**
+     * The jailer of a daemon with {@code stateDir} and {@code runDir}; fails when the jail is on and cannot be had
+     * (no launcher, not root): a VMM is jailed or not started.
+     *
+     * @param binary the hypervisor binary, empty when there is none (nothing will be jailed then)
+     */
+    public static VmmJailer start(JailConfig config, Path stateDir, Path runDir, Optional<Path> binary) {
+        if (!config.enabled()) {
+            LOG.log(WARNING, "--jail off: every cloud-hypervisor runs as root in the host's namespaces without limits; a guest that "
+                    + "escapes into its VMM reaches the whole host and every sandbox. Use this for debugging only.");
+            return off(config);
+        }
+        Path launcher = JailLauncher.find().orElseThrow(() -> new IllegalStateException("--jail on, but the ateom-jail launcher is "
+                + "not found (build the jail module, or set -Dateom.jail.launcher / ATEOM_JAIL_LAUNCHER); --jail off runs VMMs unjailed"));
+        String parent = "ateom-" + hash(stateDir);
+        Optional<CgroupDriver> cgroups;
+        try {
+            cgroups = CgroupMounts.ofHost().driver(parent);
+        } catch (RuntimeException e) {
+            LOG.log(WARNING, "cannot create the cgroup parent " + parent + " (" + e.getMessage() + "): VMMs are jailed without cgroup limits");
+            cgroups = Optional.empty();
+        }
+        if (cgroups.isEmpty()) {
+            LOG.log(WARNING, "this host has neither cgroup v2 with memory, pids and cpu nor the v1 hierarchies: VMMs are jailed "
+                    + "without memory, pids and CPU limits");
+        } else {
+            LOG.log(INFO, "VMM jails: cgroup v" + cgroups.get().version() + " under " + cgroups.get().parents() + ", uids " + config.uidRange());
+        }
+        Path rootsDir = runDir.resolve(".jail");
+        try {
+            Files.createDirectories(rootsDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create " + rootsDir, e);
+        }
+        Map<Path, VmmProgram> programs = new ConcurrentHashMap<>();
+        Supplier<VmmProgram> program = () -> programs.computeIfAbsent(binary.orElseThrow(), VmmProgram::of);
+        return new VmmJailer(config, launcher, rootsDir, cgroups, program);
+    }
+
+    private static String hash(Path stateDir) {
+        try {
+            byte[] digest = MessageDigest.getInstance("SHA-256").digest(stateDir.toAbsolutePath().normalize().toString()
+                    .getBytes(StandardCharsets.UTF_8));
+            return HexFormat.of().formatHex(digest, 0, 4);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    public boolean enabled() {
+        return config.enabled();
+    }
+
+    public Optional<CgroupDriver> cgroups() {
+        return cgroups;
+    }
+
+    /** Bytes of memory each live jailed sandbox's cgroup uses now (VMM and virtiofsd), by sandbox id. */
+    public Map<String, Long> memoryUsage() {
+        Map<String, Long> usage = new TreeMap<>();
+        cgroups.ifPresent(d -> live.values().forEach(j -> j.cgroup().flatMap(c -> {
+            var bytes = d.memoryUsage(c);
+            return bytes.isPresent() ? Optional.of(bytes.getAsLong()) : Optional.<Long>empty();
+        }).ifPresent(bytes -> usage.put(j.sandboxId(), bytes))));
+        return usage;
+    }
+
+    /** The live jail of a sandbox's VMM, if jailed. */
+    public Optional<VmmJail> jailOf(String sandboxId) {
+        return Optional.ofNullable(live.get(sandboxId));
+    }
+
+    /**
+     * A new jail for the {@code epoch}-th VMM of a sandbox: uid, cgroup, the run dir, outbox and restore dir handed
+     * to that uid. Undone entirely when any step fails.
+     *
+     * @param name        the sandbox's short name (its run dir's), the cgroup's name
+     * @param readOnly    kernel and initramfs
+     * @param restoreDir  a restore's source dir, read-only
+     */
+    public VmmJail prepare(String sandboxId, String name, int epoch, int vcpus, int memoryMib, List<Path> readOnly, Path runDir,
+                           Optional<Path> restoreDir, Path outbox, boolean dieWithDaemon) {
+        int uid = uids.allocate().orElseThrow(() -> new IllegalStateException("every uid of --jail-uid-range " + config.uidRange()
+                + " is taken by a live VMM"));
+        Optional<SandboxCgroup> cgroup = Optional.empty();
+        Path root = rootsDir.resolve(name + "-e" + epoch);
+        try {
+            VmmProgram vmm = program.get();
+            long memory = ((long) memoryMib + config.memoryOverheadMib() + vmm.extraOverheadMib()) << 20;
+            CgroupLimits limits = new CgroupLimits(memory, config.pidsMax(), config.cpuQuotaFor(vcpus));
+            cgroup = cgroups.map(d -> d.create(name, limits));
+            Files.createDirectories(root);
+            FileOwnership.give(runDir, uid, "rwx------");
+            recreate(outbox);
+            FileOwnership.give(outbox, uid, "rwx------");
+            List<Path> ro = new ArrayList<>(readOnly);
+            if (restoreDir.isPresent()) {
+                FileOwnership.readableByAll(restoreDir.get());
+                FileOwnership.give(restoreDir.get(), uid, "r-x------");
+                ro.add(restoreDir.get());
+            }
+            // a snapshot's memory file is as large as the guest's memory: the file size limit leaves room for it
+            long fsize = ((long) memoryMib + 1024) << 20;
+            JailSpec spec = VmmJails.spec(new VmmJailRequest(uid, kvmGid(), root, vmm.readOnly(), ro, List.of(runDir, outbox),
+                    Optional.empty(), cgroup, NOFILE, fsize));
+            VmmJail jail = new VmmJail(sandboxId, epoch, uid, cgroup, outbox, root, JailCommand.prefix(launcher, spec, dieWithDaemon),
+                    vmm.environment(runDir));
+            live.put(sandboxId, jail);
+            return jail;
+        } catch (IOException | RuntimeException e) {
+            cgroup.ifPresent(c -> cgroups.orElseThrow().remove(c));
+            uids.free(uid);
+            deleteQuietly(root);
+            if (e instanceof IOException io) throw new UncheckedIOException("cannot prepare the jail of " + sandboxId + ": " + io.getMessage(), io);
+            throw (RuntimeException) e;
+        }
+    }
+
+    private static void recreate(Path dir) throws IOException {
+        if (Files.exists(dir)) {
+            try (var entries = Files.walk(dir)) {
+                for (Path p : entries.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+            }
+        }
+        Files.createDirectories(dir);
+    }
+
+    /** The group of {@code /dev/kvm} when others may not open it (the VMM's one supplementary group). */
+    private static OptionalInt kvmGid() {
+        Path kvm = Path.of("/dev/kvm");
+        if (!Files.exists(kvm)) return OptionalInt.empty();
+        try {
+            var mode = Files.getPosixFilePermissions(kvm);
+            if (mode.contains(PosixFilePermission.OTHERS_READ)
+                    && mode.contains(PosixFilePermission.OTHERS_WRITE)) return OptionalInt.empty();
+            int gid = (Integer) Files.getAttribute(kvm, "unix:gid");
+            return gid == 0 ? OptionalInt.empty() : OptionalInt.of(gid);
+        } catch (IOException e) {
+            return OptionalInt.empty();
+        }
+    }
+
+    /** The vhost-user sockets the jailed VMM connects to (virtiofsd's, created by root) handed to its uid. */
+    public void grantSockets(String sandboxId, Collection<Path> sockets) {
+        VmmJail jail = live.get(sandboxId);
+        if (jail == null) return;
+        for (Path socket : sockets) FileOwnership.give(socket, jail.uid(), "rw-------");
+    }
+
+    /** Moves a process of the sandbox (its virtiofsd) into the sandbox's cgroup. */
+    public void joinCgroup(String sandboxId, long pid) {
+        VmmJail jail = live.get(sandboxId);
+        if (jail == null || jail.cgroup().isEmpty()) return;
+        cgroups.orElseThrow().move(jail.cgroup().get(), pid);
+    }
+
+    /**
+     * A snapshot by a jailed VMM: written into its outbox (the one place outside its run dir it can write), then
+     * moved into {@code destination} and taken back by root, readable for the next VMM of whatever uid.
+     *
+     * @param snapshot asks CHV to write a snapshot into the given dir
+     */
+    public void snapshot(String sandboxId, Path destination, Consumer<Path> snapshot) {
+        VmmJail jail = live.get(sandboxId);
+        if (jail == null) {
+            snapshot.accept(destination);
+            return;
+        }
+        Path out = jail.outbox().resolve("snapshot");
+        try {
+            recreate(out);
+            FileOwnership.give(out, jail.uid(), "rwx------");
+            snapshot.accept(out);
+            FileOwnership.takeBack(out);
+            Files.createDirectories(destination);
+            try (var files = Files.list(out)) {
+                for (Path f : files.toList()) Files.move(f, destination.resolve(f.getFileName()));
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot move the snapshot of " + sandboxId + " out of its VMM's outbox: " + e.getMessage(), e);
+        } finally {
+            deleteQuietly(out);
+        }
+    }
+
+    /** Ends the jail of a sandbox's {@code epoch}-th VMM (after the VMM is gone): cgroup, uid, root. */
+    public void release(String sandboxId, int epoch) {
+        VmmJail jail = live.get(sandboxId);
+        if (jail == null || jail.epoch() != epoch || !live.remove(sandboxId, jail)) return;
+        jail.cgroup().ifPresent(c -> {
+            if (!cgroups.orElseThrow().remove(c)) LOG.log(WARNING, "cgroup " + c.dirs() + " of " + sandboxId + " is left behind");
+        });
+        uids.free(jail.uid());
+        deleteQuietly(jail.root());
+        deleteQuietly(jail.outbox());
+    }
+
+    /** A survivor of a killed daemon kept running (adopted): its uid and cgroup stay taken. */
+    public void adopt(String sandboxId, int epoch, int uid, String cgroupName, Path runDir, Path outbox) {
+        if (!config.enabled()) return;
+        uids.adopt(uid);
+        Optional<SandboxCgroup> cgroup = cgroups.map(d -> d.existing(cgroupName, new CgroupLimits(1, 1, 0)));
+        cgroup.ifPresent(c -> adoptedCgroups.add(c.name()));
+        live.put(sandboxId, new VmmJail(sandboxId, epoch, uid, cgroup, outbox, rootsDir.resolve(cgroupName + "-e" + epoch), List.of(), Map.of()));
+    }
+
+    /** Removes the cgroups (killing what runs in them) and roots a previous daemon left that no adopted VMM uses. */
+    public void removeLeftovers() {
+        if (!config.enabled()) return;
+        cgroups.ifPresent(d -> {
+            for (String name : d.children()) {
+                if (adoptedCgroups.contains(name)) continue;
+                LOG.log(INFO, "removing the leftover VMM cgroup " + name + " of a previous daemon");
+                d.remove(d.existing(name, new CgroupLimits(1, 1, 0)));
+            }
+        });
+        try (var roots = Files.list(rootsDir)) {
+            Set<Path> used = ConcurrentHashMap.newKeySet();
+            live.values().forEach(j -> used.add(j.root()));
+            roots.filter(r -> !used.contains(r)).forEach(VmmJailer::deleteQuietly);
+        } catch (IOException e) {
+            LOG.log(WARNING, "cannot list " + rootsDir + ": " + e.getMessage());
+        }
+    }
+
+    /**
+     * At the daemon's stop: its cgroup parents and roots dir go when no VMM is left in them (VMMs that outlive the
+     * daemon keep theirs for the next daemon to adopt).
+     */
+    public void close() {
+        if (!config.enabled()) return;
+        cgroups.ifPresent(d -> {
+            if (!d.children().isEmpty()) return;
+            for (Path parent : d.parents()) {
+                try {
+                    Files.deleteIfExists(parent);
+                } catch (IOException e) {
+                    LOG.log(WARNING, "cannot remove the cgroup parent " + parent + ": " + e.getMessage());
+                }
+            }
+        });
+        try {
+            Files.deleteIfExists(rootsDir);
+        } catch (IOException e) {
+            // a survivor's root is still there: the next daemon's
+        }
+    }
+
+    private static void deleteQuietly(Path path) {
+        if (path == null || !Files.exists(path)) return;
+        try (var entries = Files.walk(path)) {
+            for (Path p : entries.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
+        } catch (IOException e) {
+            LOG.log(WARNING, "cannot remove " + path + ": " + e.getMessage());
+        }
+    }
+}

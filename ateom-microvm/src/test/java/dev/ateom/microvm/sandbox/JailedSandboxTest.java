@@ -1,0 +1,189 @@
+package dev.ateom.microvm.sandbox;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ateom.jail.UidRange;
+import dev.ateom.microvm.config.ConfigOption;
+import dev.ateom.microvm.json.ApiJson;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.LinkOption;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * Every VMM jailed (the default {@code --jail on}), the CHV stand-in ({@code none} backend) as the VMM: create,
+ * suspend, resume, clone and delete, each VMM seen from the host through /proc (its own uid, no capabilities,
+ * no_new_privs, namespaces not the daemon's, in the sandbox's cgroup with its limits) and nothing of a jail left
+ * after delete. A restart adopts a jailed survivor (its uid and cgroup kept) and removes a dead daemon's cgroups.
+ */
+class JailedSandboxTest {
+    @RegisterExtension
+    static final DaemonExtension daemon = DaemonExtension.withFlags(Map.of());
+
+    @TempDir
+    Path restartRoot;
+
+    @Test
+    void createSuspendResumeCloneDeleteJailed() throws Exception {
+        JsonNode created = daemon.createOk(daemon.spec("jailed", "jailed")).body().path("sandbox");
+        JsonNode jail = created.path("runtime").path("jail");
+        assertJailed(created.path("runtime"));
+        // the three virtiofsd of the sandbox share its cgroup
+        List<Long> members = cgroupMembers(jail);
+        for (JsonNode share : created.path("runtime").path("shares")) assertThat(members).contains(share.path("pid").asLong());
+        assertThat(Files.readString(Path.of(firstPath(jail, "memory")).resolve(jail.path("cgroupVersion").asInt() == 1
+                ? "memory.limit_in_bytes" : "memory.max")).trim()).isEqualTo(jail.path("memoryBytes").asText());
+
+        assertThat(daemon.metrics()).as("the cgroup's memory in /metrics").containsPattern(
+                "(?m)^ateom_sandbox_cgroup_memory_bytes\\{sandbox=\"jailed\"} [1-9]");
+
+        JsonNode suspended = daemon.post("/v1/sandboxes/jailed/suspend", "{}").body();
+        String snapshotId = suspended.path("snapshotId").asText();
+        assertThat(snapshotId).as(suspended.toString()).isNotEmpty();
+        daemon.awaitTeardowns();
+        for (JsonNode path : jail.path("cgroupPaths")) assertThat(Path.of(path.asText())).as("cgroup after suspend").doesNotExist();
+        // what the jailed VMM wrote is root's again, readable by the next VMM whatever its uid
+        assertNoFileOfJailUids(daemon.stateDir().resolve("snapshots").resolve(snapshotId));
+
+        JsonNode resumed = daemon.post("/v1/sandboxes/jailed/resume", "{}").body().path("sandbox");
+        assertThat(resumed.path("state").asText()).as(resumed.toString()).isEqualTo("RUNNING");
+        assertJailed(resumed.path("runtime"));
+
+        ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshotId).put("id", "jailed-clone");
+        clone.putObject("identity").put("name", "jailed-clone").put("namespace", "tests");
+        JsonNode cloned = daemon.createOk(clone).body().path("sandbox");
+        assertJailed(cloned.path("runtime"));
+        assertThat(cloned.path("runtime").path("jail").path("uid").asInt()).as("never two live VMMs with one uid")
+                .isNotEqualTo(resumed.path("runtime").path("jail").path("uid").asInt());
+        assertThat(cloned.path("runtime").path("jail").path("cgroup").asText())
+                .isNotEqualTo(resumed.path("runtime").path("jail").path("cgroup").asText());
+
+        for (String id : List.of("jailed", "jailed-clone")) {
+            assertThat(daemon.delete("/v1/sandboxes/" + id + "?deleteSnapshots=true").status()).isEqualTo(204);
+        }
+        for (JsonNode runtime : List.of(resumed.path("runtime"), cloned.path("runtime"))) {
+            for (JsonNode path : runtime.path("jail").path("cgroupPaths")) assertThat(Path.of(path.asText())).as("cgroup after delete").doesNotExist();
+            assertThat(running(runtime.path("jail").path("vmmPid").asLong())).as("the VMM after delete").isFalse();
+        }
+        assertNoFileOfJailUids(daemon.root());
+        assertThat(Files.readString(Path.of("/proc/self/mountinfo"))).as("no jail mount in the daemon's namespace").doesNotContain("/.jail/");
+        try (Stream<Path> roots = Files.list(daemon.runDir().resolve(".jail"))) {
+            assertThat(roots.toList()).as("jail roots after delete").isEmpty();
+        }
+    }
+
+    @Test
+    void aRestartAdoptsAJailedSurvivorAndRemovesADeadDaemonsCgroups() throws Exception {
+        Map<ConfigOption, String> outliving = Map.of(ConfigOption.CHILDREN_DIE_WITH_DAEMON, "false");
+        JsonNode before;
+        try (DaemonHarness first = new DaemonHarness(restartRoot, outliving)) {
+            before = first.createOk(first.spec("survivor", "survivor")).body().path("sandbox").path("runtime");
+        }
+        assertJailed(before);
+        long vmm = before.path("jail").path("vmmPid").asLong();
+        assertThat(ProcessHandle.of(vmm).map(ProcessHandle::isAlive)).as("the VMM outlived its daemon").hasValue(true);
+        // a cgroup of a VMM whose daemon died and whose record is gone: a stray process still in it
+        Path parent = Path.of(firstPath(before.path("jail"), "pids")).getParent();
+        Path ghost = Files.createDirectories(parent.resolve("ghost"));
+        Process stray = new ProcessBuilder("sleep", "300").start();
+        List<Path> ghostDirs = new ArrayList<>();
+        for (JsonNode p : before.path("jail").path("cgroupPaths")) {
+            Path dir = Files.createDirectories(Path.of(p.asText()).getParent().resolve("ghost"));
+            Files.writeString(dir.resolve("cgroup.procs"), String.valueOf(stray.pid()));
+            ghostDirs.add(dir);
+        }
+        assertThat(ghost).exists();
+
+        try (DaemonHarness second = new DaemonHarness(restartRoot, outliving)) {
+            JsonNode adopted = second.get("/v1/sandboxes/survivor").body();
+            assertThat(adopted.path("state").asText()).isEqualTo("RUNNING");
+            assertThat(adopted.path("runtime").path("jail").path("uid").asInt()).isEqualTo(before.path("jail").path("uid").asInt());
+            assertThat(cgroupMembers(before.path("jail"))).as("the survivor's cgroup kept").contains(vmm);
+            for (Path dir : ghostDirs) assertThat(dir).as("a dead daemon's cgroup").doesNotExist();
+            assertThat(stray.waitFor(30, TimeUnit.SECONDS)).as("what ran in it was killed").isTrue();
+
+            assertThat(second.delete("/v1/sandboxes/survivor").status()).isEqualTo(204);
+            for (JsonNode p : before.path("jail").path("cgroupPaths")) assertThat(Path.of(p.asText())).doesNotExist();
+            assertThat(running(vmm)).as("the survivor's VMM after delete").isFalse();
+        } finally {
+            stray.destroyForcibly();
+            if (ProcessHandle.of(before.path("chvPid").asLong()).isPresent()) {
+                // a failure above left the survivor: a daemon that outlives nothing removes it
+                try (DaemonHarness last = new DaemonHarness(restartRoot, Map.of())) {
+                    last.delete("/v1/sandboxes/survivor");
+                }
+            }
+        }
+        assertNoFileOfJailUids(restartRoot);
+    }
+
+    /** The runtime's VMM, seen from the host: jailed as the issue asks. */
+    private static void assertJailed(JsonNode runtime) throws IOException {
+        JsonNode jail = runtime.path("jail");
+        assertThat(jail.isObject()).as("runtime.jail in " + runtime).isTrue();
+        int uid = jail.path("uid").asInt();
+        assertThat(UidRange.DEFAULT.contains(uid)).as("uid " + uid).isTrue();
+        long vmm = jail.path("vmmPid").asLong();
+        assertThat(ProcessHandle.of(runtime.path("chvPid").asLong()).orElseThrow().children().map(ProcessHandle::pid))
+                .as("the VMM is the jail launcher's child").containsExactly(vmm);
+        String status = Files.readString(Path.of("/proc", String.valueOf(vmm), "status"));
+        assertThat(status).containsPattern("(?m)^Uid:\\s+" + uid + "\\s+" + uid + "\\s+" + uid + "\\s+" + uid + "$")
+                .containsPattern("(?m)^Gid:\\s+" + uid + "\\s")
+                .contains("NoNewPrivs:\t1").contains("CapEff:\t0000000000000000").contains("CapPrm:\t0000000000000000")
+                .contains("CapBnd:\t0000000000000000").contains("CapAmb:\t0000000000000000");
+        for (String ns : List.of("mnt", "net", "pid")) {
+            String theirs = Files.readSymbolicLink(Path.of("/proc", String.valueOf(vmm), "ns", ns)).toString();
+            assertThat(theirs).as(ns + " namespace").isNotEqualTo(Files.readSymbolicLink(Path.of("/proc/self/ns", ns)).toString())
+                    .isEqualTo(jail.path("namespaces").path(ns).asText());
+        }
+        assertThat(cgroupMembers(jail)).as("in its cgroup").contains(vmm);
+        assertThat(jail.path("pidsMax").asLong()).isPositive();
+        assertThat(jail.path("memoryBytes").asLong()).isGreaterThan(512L << 20);
+    }
+
+    /** Whether {@code pid} runs (a zombie, killed and waiting for its reaper, does not). */
+    private static boolean running(long pid) {
+        try {
+            String stat = Files.readString(Path.of("/proc", String.valueOf(pid), "stat"));
+            return !stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z");
+        } catch (IOException e) {
+            return false;
+        }
+    }
+
+    private static List<Long> cgroupMembers(JsonNode jail) throws IOException {
+        List<Long> pids = new ArrayList<>();
+        for (String line : Files.readAllLines(Path.of(jail.path("cgroupPaths").get(0).asText(), "cgroup.procs"))) {
+            if (!line.isBlank()) pids.add(Long.parseLong(line.trim()));
+        }
+        return pids;
+    }
+
+    /** The cgroup dir of a controller (v1), or the one v2 dir. */
+    private static String firstPath(JsonNode jail, String controller) {
+        for (JsonNode p : jail.path("cgroupPaths")) if (p.asText().contains("/" + controller + "/")) return p.asText();
+        return jail.path("cgroupPaths").get(0).asText();
+    }
+
+    private static void assertNoFileOfJailUids(Path dir) throws IOException {
+        List<String> owned = new ArrayList<>();
+        try (Stream<Path> all = Files.walk(dir)) {
+            for (Path p : all.toList()) {
+                int uid = (Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS);
+                if (UidRange.DEFAULT.contains(uid)) owned.add(p + " (uid " + uid + ")");
+            }
+        }
+        assertThat(owned).as("files of a jail uid under " + dir).isEmpty();
+    }
+}
