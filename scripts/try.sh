@@ -5,7 +5,8 @@
 #
 #   create -> the guest's identity through its probe -> a file in the durable share -> rotate a secret on the host
 #   and read the new value in the guest -> suspend -> inspect the snapshot -> resume -> clone with another identity
-#   -> checkpoint (the guest keeps running) and fork 2 -> delete everything
+#   -> checkpoint (the guest keeps running) and fork 2 -> an E2B template, a sandbox from it driven by the official E2B SDK
+#   -> delete everything
 #
 # Everything lives in one temp dir; on exit (also on failure or Ctrl-C) the daemon is stopped, nothing it started is
 # left running (checked), and the dir is removed.
@@ -27,7 +28,7 @@ done
 
 TOUR_START=$(date +%s%N)
 STEP=0
-STEPS=11
+STEPS=12
 step() { STEP=$((STEP + 1)); STEP_START=$(date +%s%N); printf '\n[%d/%d] %s\n' "$STEP" "$STEPS" "$*"; }
 elapsed() { awk -v a="$1" -v b="$(date +%s%N)" 'BEGIN { printf "%.1f s", (b - a) / 1e9 }'; }
 # The step's result: the line the tour test looks for, with the step's time.
@@ -111,7 +112,7 @@ echo "try: starting the daemon (log: $TMP/daemon.log)"
 "$ROOT/bin/ateom" daemon --config "$TMP/ateom.yaml" --port 0 --port-file "$TMP/port" \
   --state-dir "$TMP/state" --run-dir "$TMP/run" --token-file "$TMP/state/api-token" \
   --image-roots "$GUEST_DIR" --host-directory-roots "$TMP/host" \
-  --cloud-hypervisor "$TMP/cloud-hypervisor" --virtiofsd "$ATEOM_VIRTIOFSD" --vmm-pool 1 \
+  --cloud-hypervisor "$TMP/cloud-hypervisor" --virtiofsd "$ATEOM_VIRTIOFSD" --vmm-pool 1 --e2b-listen 127.0.0.1:0 \
   >"$TMP/daemon.log" 2>&1 &
 DAEMON_PID=$!
 for _ in $(seq 1 600); do
@@ -203,6 +204,21 @@ run fork tour-a -n 2 --name-prefix tour-f
 FORKED=()
 for id in tour-f-1 tour-f-2; do FORKED+=("$id=$(ask "$id" whoami)"); done
 result "forked: ${FORKED[*]}"
+
+step "E2B SDK: a template from the spec, a sandbox from it, a command through the envd proxy (the official e2b package)"
+run template create tour-template -f "$TMP/tour-a.json" --timeout 900
+E2B_URL=$(sed -n 's|.*e2b: API and envd proxy on \(http://[0-9.:]*\).*|\1|p' "$TMP/daemon.log" | tail -1)
+printf '  $ E2B_API_URL=%s E2B_SANDBOX_URL=%s E2B_API_KEY=<the daemon token> node -e ...\n' "$E2B_URL" "$E2B_URL"
+OUT=$(E2B_API_URL=$E2B_URL E2B_SANDBOX_URL=$E2B_URL E2B_API_KEY=$(cat "$TMP/state/api-token") "$ATEOM_NODE" --input-type=module -e "
+  const { Sandbox } = await import(process.env.ATEOM_NODE_MODULES + '/e2b/dist/index.mjs');
+  const sbx = await Sandbox.create('tour-template', { requestTimeoutMs: 900000 });
+  const run = await sbx.commands.run('cat /run/ate/identity/name');
+  await sbx.kill();
+  console.log(sbx.sandboxId + ' answers ' + run.stdout);" 2>&1) || { printf '%s\n' "$OUT" >&2; echo "try: the E2B SDK step failed" >&2; exit 1; }
+E2B_OUT=$OUT
+printf '%s\n' "$E2B_OUT" | sed 's/^/    /'
+run template delete tour-template
+result "e2b sandbox $E2B_OUT"
 
 step "delete everything (sandboxes and their snapshots)"
 for id in tour-f-1 tour-f-2 tour-b tour-a; do run rm --snapshots "$id"; done

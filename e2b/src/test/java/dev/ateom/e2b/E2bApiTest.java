@@ -339,6 +339,25 @@ class E2bApiTest {
     }
 
     @Test
+    @Order(10)
+    void autoResumeWakesAPausedSandboxOnEnvdTrafficAndTheHostFormReachesIt() throws Exception {
+        String id = create("{\"templateID\":\"base\",\"timeout\":300,\"autoPause\":true,\"autoResume\":{\"enabled\":true}}");
+        assertThat(e2b("POST", "/sandboxes/" + id + "/pause", null).statusCode()).isEqualTo(204);
+        assertThat(json(e2b("GET", "/sandboxes/" + id, null)).path("state").asText()).isEqualTo("paused");
+        // a request in the <port>-<id>.<domain> form, as behind wildcard DNS: resumed first, then answered by its envd
+        try (Socket socket = new Socket("127.0.0.1", e2bPort)) {
+            socket.getOutputStream().write(("GET /health HTTP/1.1\r\nHost: 49983-" + id + ".sandbox.example\r\nConnection: close\r\n\r\n")
+                    .getBytes(StandardCharsets.US_ASCII));
+            assertThat(readHead(socket.getInputStream())).startsWith("HTTP/1.1 204");
+        }
+        JsonNode info = json(e2b("GET", "/sandboxes/" + id, null));
+        assertThat(info.path("state").asText()).isEqualTo("running");
+        assertThat(info.path("lifecycle").path("autoResume").asBoolean()).isTrue();
+        assertBad(e2b("POST", "/v2/sandboxes", "{\"templateID\":\"base\",\"autoResume\":{\"enabled\":true}}"), "autoResume needs autoPause");
+        kill(id);
+    }
+
+    @Test
     @Order(100)
     void aSecureSandboxsEnvdNeedsItsTokenAndItsInitIsTheDaemons() throws Exception {
         HttpResponse<String> created = e2b("POST", "/v2/sandboxes", "{\"templateID\":\"base\",\"timeout\":300,\"secure\":true}");

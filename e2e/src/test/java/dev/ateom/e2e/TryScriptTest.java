@@ -54,6 +54,7 @@ class TryScriptTest {
                 .containsPattern("(?m)^  => clone identity: tour-b \\(tour-a still answers tour-a\\); durable file: hello from the tour" + TIME)
                 .containsPattern("(?m)^  => checkpointed: tour-a still RUNNING, answers pong, guest paused \\d+ ms" + TIME)
                 .containsPattern("(?m)^  => forked: tour-f-1=tour-f-1 tour-f-2=tour-f-2" + TIME)
+                .containsPattern("(?m)^  => e2b sandbox (sbx-[0-9a-f]+) answers \\1" + TIME)
                 .containsPattern("(?m)^  => deleted: 4 sandboxes, 0 snapshots left" + TIME)
                 .containsPattern("(?m)^  => nothing left running ")
                 .containsPattern("(?m)^  => temp dir /tmp/ateom-try\\.\\w+ removed; tour done in ");
