@@ -22,6 +22,10 @@ import java.util.concurrent.Executors;
  * not the process: spawning from a pool or virtual-thread carrier that later retires would kill the child. So
  * every start runs on one platform thread that lives as long as the JVM; its end, with the JVM's, is what kills
  * the children (a clean stop first suspends the sandboxes, then exits).
+ *
+ * <p>A jailed CHV is started with {@code dieWithDaemon} false: its jail launcher ({@code ateom-jail
+ * --die-with-parent}) sets the signal itself, after the uid change that would clear setpriv's. It is still started
+ * from the launch thread, for the same reason.
  */
 public final class ChildLauncher {
     /** Where util-linux installs setpriv. */
