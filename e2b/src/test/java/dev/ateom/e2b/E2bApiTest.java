@@ -82,6 +82,9 @@ class E2bApiTest {
         flags.put(ConfigOption.IMAGE_ROOTS, Files.createDirectories(dir.resolve("image")).toString());
         flags.put(ConfigOption.CHILDREN_DIE_WITH_DAEMON, "false");
         flags.put(ConfigOption.VMM_POOL, "0");
+        // the host-run agent listens on the host's loopback, which a jailed VMM (a network namespace of its own) cannot
+        // reach: these tests are about the E2B layer; JailedSandboxTest and E2bSdkTest (real guests) run jailed
+        flags.put(ConfigOption.JAIL, "off");
         flags.put(ConfigOption.E2B_LISTEN, "127.0.0.1:" + e2bPort);
         Path keys = Files.writeString(dir.resolve("e2b-keys"), "# test keys\ne2b_test_key_0123456789abcdef\n");
         flags.put(ConfigOption.E2B_KEYS_FILE, keys.toString());

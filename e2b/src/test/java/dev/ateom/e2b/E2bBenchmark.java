@@ -75,6 +75,7 @@ class E2bBenchmark {
             flags.put(ConfigOption.VIRTIOFSD, TestTools.virtiofsd().toString());
             flags.put(ConfigOption.CONFIG, Files.writeString(dir.resolve("empty.yaml"), "").toString());
             flags.put(ConfigOption.IMAGE_ROOTS, Files.createDirectories(dir.resolve("image")).toString());
+            flags.put(ConfigOption.JAIL, "off"); // the host-run agent is on the host's loopback, out of a jail's reach
             flags.put(ConfigOption.E2B_LISTEN, "127.0.0.1:" + port);
             flags.put(ConfigOption.E2B_KEYS_FILE, Files.writeString(dir.resolve("keys"), KEY + "\n").toString());
             try (Daemon daemon = Daemon.start(new DaemonConfigLoader(flags, Map.of()).load())) {
