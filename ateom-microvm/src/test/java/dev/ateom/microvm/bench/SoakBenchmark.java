@@ -126,11 +126,15 @@ class SoakBenchmark {
         return new Sample(rounds, rss);
     }
 
-    /** The sum of every generation's figure the pattern matches in {@code GC.heap_info} (serial: young and old). */
+    /**
+     * The sum of every generation's figure the pattern matches in {@code GC.heap_info} (serial: young and old). A
+     * generation's line is the unindented one with a total (JDK 25 names them {@code DefNew} and {@code Tenured}, older
+     * JDKs {@code def new generation}); the indented lines below it are its spaces.
+     */
     private static long kib(Pattern figure, String heapInfo) {
         long sum = 0;
         for (String line : heapInfo.split("\n")) {
-            if (!line.contains("generation")) continue;
+            if (line.startsWith(" ") || !line.contains(" total ")) continue;
             Matcher m = figure.matcher(line);
             if (m.find()) sum += Long.parseLong(m.group(1));
         }
