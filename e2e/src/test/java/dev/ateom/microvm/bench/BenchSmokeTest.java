@@ -23,7 +23,7 @@ class BenchSmokeTest {
     @Test
     void writesEveryTableAndChart() throws Exception {
         BenchSettings settings = new BenchSettings(List.of("none", "qemu"), 1, List.of(1, 2), List.of(), 1, 4L << 20, 1, 4L << 20, 3,
-                Duration.ZERO, Duration.ofSeconds(120), List.of(), output);
+                Duration.ZERO, Duration.ofSeconds(120), List.of(), output, false);
 
         BenchHarness.Report report = new BenchHarness(settings, work).run();
 

@@ -11,6 +11,7 @@ import dev.ateom.microvm.sandbox.Rollback;
 import dev.ateom.microvm.sandbox.SandboxNetworks;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.SandboxState;
+import dev.ateom.microvm.sandbox.SandboxStore.Durability;
 import dev.ateom.microvm.timing.StepTimer;
 import dev.ateom.microvm.vm.SandboxLayout;
 import dev.ateom.microvm.vm.VmConfigFactory;
@@ -27,6 +28,7 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CompletableFuture;
 
 /**
@@ -55,7 +57,10 @@ final class BringUp {
         SandboxRecord record = entry.record();
         SandboxLayout layout = context.layout(record.id());
         VmStarter vms = context.vms();
-        SandboxLayout.EpochLayout el = vms.prepareEpoch(layout, epoch, rollback);
+        // the epoch dir of a VM still being torn down stays until the next bring-up: a restarted daemon finds what may
+        // still run of it by the sockets named there (ProcessLeftovers.killInRunDir) once the record names this epoch
+        OptionalInt retiring = entry.vmGonePending() && record.runtime() != null ? OptionalInt.of(record.runtime().epoch()) : OptionalInt.empty();
+        SandboxLayout.EpochLayout el = vms.prepareEpoch(layout, epoch, retiring, rollback);
         Slot slot = null;
         if (record.spec().hasNetwork()) {
             // the old slot must be back first: its host ports are the ones the spec asks for again
@@ -68,8 +73,10 @@ final class BringUp {
         CompletableFuture<ShareSet> starting = timer.stepBeside("virtiofsd", () -> vms.startShares(shareSpecs));
         rollback.add("stop virtiofsd", () -> VmStarter.stopOnceStarted(starting));
         beside.run();
-        // from here the restore root is written, and the runtime recorded must be the only one with live processes
-        awaitPreviousTeardown(entry, timer);
+        // Nothing below shares a resource with the previous VM still being torn down: a new epoch dir and sockets, its
+        // own restore dir (the teardown removes only its own, and the root only while no resume has begun), a CHV of
+        // its own. So the resume goes on; the old processes stay findable by their epoch dir (kept above) until gone.
+        if (SpeedBaseline.active()) awaitPreviousTeardown(entry, timer);
         Optional<Path> restoreDir = source instanceof VmSource.Restore restore
                 ? Optional.of(timer.step("rewrite", () -> vms.prepareRestoreDir(restore.snapshot(), layout, epoch, el,
                         VmStarter.socketsByTag(shareSpecs), rollback)))
@@ -79,9 +86,11 @@ final class BringUp {
         // the last moment before the VM is created: the lease taken beside everything above must be held by now
         LeaseClaim lease = entry.leaseClaim();
         if (lease.enforced()) timer.run("lease", lease::await);
-        context.transitions().apply(entry, withSlot(entry.record(), slot).withRuntime(VmStarter.runtimeOf(el, epoch, chv, shares,
+        // the one fsynced save of the bring-up (docs/decisions.md, "Resume and clone at the hypervisor's speed")
+        SandboxRecord withRuntime = withSlot(entry.record(), slot).withRuntime(VmStarter.runtimeOf(el, epoch, chv, shares,
                 slot == null ? null : SandboxNetworks.runtimeOf(slot)).restoredFrom(source instanceof VmSource.Restore restored
-                        ? restored.snapshot().id() : null)));
+                        ? restored.snapshot().id() : null));
+        timer.account(ResumeOperation.RECORDS, () -> context.transitions().apply(entry, withRuntime, Durability.SYNCED));
         LiveVm live = restoreDir.isPresent() ? restore(record, layout, restoreDir.get(), chv, shares, slot, epoch, timer)
                 : boot(record, el, chv, shares, slot, epoch, timer);
         entry.live(live);
@@ -91,8 +100,8 @@ final class BringUp {
     }
 
     /**
-     * A resume may start while its suspend's teardown still kills the previous VM (SandboxEntry): the virtiofsd and
-     * system-info steps overlap it, the rest waits for it. The wait is a span in the timings when there was one: it
+     * A resume may start while its suspend's teardown still kills the previous VM (SandboxEntry): only a network slot
+     * (whose host ports the old slot still holds) waits for it. The wait is a span in the timings when there was one: it
      * is no step (it cannot fail, and is no crash point of its own).
      */
     private static void awaitPreviousTeardown(SandboxEntry entry, StepTimer timer) {

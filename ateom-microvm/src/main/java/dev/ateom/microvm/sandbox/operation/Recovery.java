@@ -89,6 +89,9 @@ public final class Recovery {
                 if (record.runtime() != null) {
                     cleanup(record, layout);
                     settle(entry, record);
+                } else if (Files.exists(layout.restoreRoot())) {
+                    // a resume whose RESUMING a host crash lost (it is saved without an fsync) may have laid one
+                    TreeRemoval.removeRecursively(layout.restoreRoot());
                 }
             }
         }

@@ -2,6 +2,7 @@ package dev.ateom.microvm.sandbox.operation;
 
 import dev.ateom.microvm.logging.LogContext;
 import dev.ateom.microvm.sandbox.Operation;
+import dev.ateom.microvm.sandbox.SandboxState;
 import dev.ateom.microvm.sandbox.TreeRemoval;
 import dev.ateom.microvm.sandbox.VmRuntime;
 import dev.ateom.microvm.timing.CrashPoints;
@@ -61,7 +62,7 @@ final class Teardown {
                     // first, since unlinking hard links does not disturb a VM that still maps them; only this epoch's:
                     // a resume that did not wait lays its own beside it, once vmGone (so never while the root goes)
                     removeQuietly(layout.restoreDir(live != null ? live.epoch() : runtime.epoch()));
-                    removeIfEmpty(layout.restoreRoot());
+                    removeRestoreRootUnlessResuming(entry, layout);
                 }
                 stop(layout, live, runtime);
                 vmGone.complete(null);
@@ -139,6 +140,16 @@ final class Teardown {
             TreeRemoval.removeRecursively(dir);
         } catch (RuntimeException e) {
             LOG.log(WARNING, "removing " + dir + " failed: " + e.getMessage());
+        }
+    }
+
+    /**
+     * The restore root goes with the last restore dir, but not once a resume has begun: that resume lays its own in it
+     * without waiting for this teardown. On the entry's monitor, which the resume's change of state also holds.
+     */
+    private static void removeRestoreRootUnlessResuming(SandboxEntry entry, SandboxLayout layout) {
+        synchronized (entry) {
+            if (entry.record().state() == SandboxState.SUSPENDED) removeIfEmpty(layout.restoreRoot());
         }
     }
 

@@ -29,6 +29,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.OptionalInt;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -54,13 +55,17 @@ public final class VmStarter {
         this.tools = tools;
     }
 
-    /** The epoch's run dir, empty; earlier boots' dirs hold only logs by now and go, so the run dir does not grow. */
-    SandboxLayout.EpochLayout prepareEpoch(SandboxLayout layout, int epoch, Rollback rollback) {
+    /**
+     * The epoch's run dir, empty; earlier boots' dirs hold only logs by now and go, so the run dir does not grow, but
+     * for {@code retiring}: the epoch whose VM a suspend's teardown is still stopping, whose sockets name what may run.
+     */
+    SandboxLayout.EpochLayout prepareEpoch(SandboxLayout layout, int epoch, OptionalInt retiring, Rollback rollback) {
         SandboxLayout.EpochLayout el = layout.epoch(epoch);
+        Path kept = retiring.isPresent() ? layout.epoch(retiring.getAsInt()).dir() : null;
         try {
             if (Files.isDirectory(layout.runDir())) {
                 try (var dirs = Files.list(layout.runDir())) {
-                    dirs.filter(d -> !d.equals(el.dir())).forEach(TreeRemoval::removeRecursively);
+                    dirs.filter(d -> !d.equals(el.dir()) && !d.equals(kept)).forEach(TreeRemoval::removeRecursively);
                 }
             }
             TreeRemoval.removeRecursively(el.dir());
