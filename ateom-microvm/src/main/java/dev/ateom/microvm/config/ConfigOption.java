@@ -55,6 +55,9 @@ public enum ConfigOption {
             + "ateom:<prefix>:sandbox-forward), removed at stop. leave: change nothing, warn with those rules."),
     VMM_POOL("vmm-pool", "2", "Idle cloud-hypervisor processes kept started for create, clone and resume to claim (0: none; "
             + "always 0 when children do not die with the daemon)."),
+    VIRTIOFSD_AHEAD("virtiofsd-ahead", "0", "Suspended sandboxes whose next resume finds its three virtiofsd already started "
+            + "(started when the suspend's teardown begins; the oldest make room; 0: none; always 0 when children do not die "
+            + "with the daemon)."),
     OPERATION_RETENTION_SECONDS("operation-retention-seconds", "900", "Longest a finished asynchronous operation (?async=true) "
             + "is kept for GET /v1/operations/{id}; one that was fetched finished goes 10 s after (at most half this)."),
     LOG_LEVEL("log-level", "INFO", "One of ERROR, WARNING, INFO, DEBUG, TRACE. Logs are JSON lines on stderr."),

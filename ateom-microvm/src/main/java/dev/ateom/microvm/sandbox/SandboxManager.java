@@ -26,6 +26,7 @@ import dev.ateom.microvm.sandbox.operation.VmStarter;
 import dev.ateom.microvm.timing.OperationMetrics;
 import dev.ateom.microvm.timing.OperationProgress;
 import dev.ateom.microvm.vm.VmmPool;
+import dev.ateom.virtiofsd.ShareSetsAhead;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 import java.nio.file.Path;
@@ -50,6 +51,7 @@ public final class SandboxManager implements AutoCloseable {
     /** Bounds the restores a fork runs at once (each restore reads a whole memory image and starts four processes). */
     private final Semaphore restoreSlots;
     private final VmmPool pool;
+    private final ShareSetsAhead sharesAhead;
     private final IdleTimeouts idleTimeouts;
 
     public SandboxManager(DaemonConfig config, SandboxStore store, SnapshotCatalog snapshots, SnapshotWriter snapshotWriter,
@@ -59,8 +61,10 @@ public final class SandboxManager implements AutoCloseable {
         // the pool fills only when every tool is there (startVmmPool), which the background probe of virtiofsd tells later
         this.pool = VmmPool.start(config.runDir(), tools.hypervisor().resolved(),
                 config.childrenDieWithDaemon() ? config.vmmPool() : 0, registry);
-        this.context = new OperationContext(config, store, new VmStarter(config, snapshots, tools, pool), tools, snapshots, snapshotWriter,
-                systemInfo, probe, metrics, new Transitions(store, metrics, events), networks);
+        // like the pool: only processes that die with the daemon may be started for nobody yet (recovery finds no record of them)
+        this.sharesAhead = new ShareSetsAhead(config.childrenDieWithDaemon() ? config.virtiofsdAhead() : 0);
+        this.context = new OperationContext(config, store, new VmStarter(config, snapshots, tools, pool, sharesAhead), tools, snapshots, snapshotWriter,
+                systemInfo, probe, metrics, new Transitions(store, metrics, events), networks, sharesAhead);
         this.tools = tools;
         this.admission = new NewSandboxAdmission(HostPathPolicy.of(config), snapshots, networks, config.idleMinimum());
         this.restoreSlots = new Semaphore(config.maxParallelRestores(), true);
@@ -243,5 +247,6 @@ public final class SandboxManager implements AutoCloseable {
         DaemonStop.run(sandboxes.entries(), context.config().childrenDieWithDaemon(), this::suspend);
         leases.close(); // the suspends' give-backs, before the store closes
         pool.close();
+        sharesAhead.close(); // after the suspends: what their teardowns started ahead goes too
     }
 }

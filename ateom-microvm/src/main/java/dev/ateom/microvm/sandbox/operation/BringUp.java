@@ -60,7 +60,11 @@ final class BringUp {
         // the epoch dir of a VM still being torn down stays until the next bring-up: a restarted daemon finds what may
         // still run of it by the sockets named there (ProcessLeftovers.killInRunDir) once the record names this epoch
         OptionalInt retiring = entry.vmGonePending() && record.runtime() != null ? OptionalInt.of(record.runtime().epoch()) : OptionalInt.empty();
-        SandboxLayout.EpochLayout el = vms.prepareEpoch(layout, epoch, retiring, rollback);
+        // a resume's virtiofsd may serve already: started ahead by its suspend's teardown, in this epoch's dir
+        List<ShareSpec> shareSpecs = vms.shareSpecs(record, layout, layout.epoch(epoch));
+        Optional<ShareSet> ahead = source instanceof VmSource.Restore ? vms.claimStartedAhead(record.id(), shareSpecs) : Optional.empty();
+        ahead.ifPresent(set -> rollback.add("stop virtiofsd started ahead", set::kill));
+        SandboxLayout.EpochLayout el = vms.prepareEpoch(layout, epoch, retiring, ahead.isPresent(), rollback);
         Slot slot = null;
         if (record.spec().hasNetwork()) {
             // the old slot must be back first: its host ports are the ones the spec asks for again
@@ -69,9 +73,8 @@ final class BringUp {
         }
         // virtiofsd's own start is the longest step before vm.create / vm.restore: the three start on a thread of
         // their own while the rest is prepared; their stop is in the rollback from here, waiting for the start if need be
-        List<ShareSpec> shareSpecs = vms.shareSpecs(record, layout, el);
-        CompletableFuture<ShareSet> starting = timer.stepBeside("virtiofsd", () -> vms.startShares(shareSpecs));
-        rollback.add("stop virtiofsd", () -> VmStarter.stopOnceStarted(starting));
+        CompletableFuture<ShareSet> starting = timer.stepBeside("virtiofsd", () -> ahead.orElseGet(() -> vms.startShares(shareSpecs)));
+        if (ahead.isEmpty()) rollback.add("stop virtiofsd", () -> VmStarter.stopOnceStarted(starting));
         beside.run();
         // Nothing below shares a resource with the previous VM still being torn down: a new epoch dir and sockets, its
         // own restore dir (the teardown removes only its own, and the root only while no resume has begun), a CHV of

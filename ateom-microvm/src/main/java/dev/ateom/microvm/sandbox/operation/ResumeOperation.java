@@ -55,6 +55,8 @@ public final class ResumeOperation {
             DurableSyncMarker durable = new DurableSyncMarker(layout.sandboxDir());
             if (!durable.isInSyncWith(snapshot.id())) {
                 LOG.log(INFO, "durable dir of " + record.id() + " may be newer than snapshot " + snapshot.id() + ": laying it from the archive");
+                // a durable share started ahead serves the dir being replaced: it goes, and the bring-up starts its own
+                context.sharesAhead().discard(record.id());
                 timer.run("durable", () -> SnapshotRestores.replaceDurable(snapshot, layout.durableDir()));
                 durable.markInSyncWith(snapshot.id());
             }
@@ -69,6 +71,8 @@ public final class ResumeOperation {
             entry.awaitTeardown();
             rollback.run(e);
             entry.live(null);
+            // a failed resume leaves no process: not even virtiofsd started ahead that it did not get to claim
+            context.sharesAhead().discard(record.id());
             throw context.transitions().returnedTo(entry, SandboxState.SUSPENDED, Operation.RESUME, timer, e,
                     "the sandbox is still suspended; the resume can be retried");
         }

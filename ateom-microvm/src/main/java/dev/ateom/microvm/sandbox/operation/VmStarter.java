@@ -18,6 +18,7 @@ import dev.ateom.microvm.vm.VmmPool;
 import dev.ateom.virtiofsd.ShareKind;
 import dev.ateom.virtiofsd.ShareOptions;
 import dev.ateom.virtiofsd.ShareSet;
+import dev.ateom.virtiofsd.ShareSetsAhead;
 import dev.ateom.virtiofsd.ShareSpec;
 
 import java.io.IOException;
@@ -29,6 +30,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 import java.util.OptionalInt;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
@@ -47,9 +49,11 @@ public final class VmStarter {
     private final SnapshotCatalog snapshots;
     private final HostTools tools;
     private final VmmPool pool;
+    private final ShareSetsAhead sharesAhead;
 
-    public VmStarter(DaemonConfig config, SnapshotCatalog snapshots, HostTools tools, VmmPool pool) {
+    public VmStarter(DaemonConfig config, SnapshotCatalog snapshots, HostTools tools, VmmPool pool, ShareSetsAhead sharesAhead) {
         this.pool = pool;
+        this.sharesAhead = sharesAhead;
         this.config = config;
         this.snapshots = snapshots;
         this.tools = tools;
@@ -57,9 +61,10 @@ public final class VmStarter {
 
     /**
      * The epoch's run dir, empty; earlier boots' dirs hold only logs by now and go, so the run dir does not grow, but
-     * for {@code retiring}: the epoch whose VM a suspend's teardown is still stopping, whose sockets name what may run.
+     * for {@code retiring}: the epoch whose VM a suspend's teardown is still stopping, whose sockets name what may run;
+     * with {@code serving}, the epoch's dir is kept as it is: the virtiofsd started ahead for it serve there.
      */
-    SandboxLayout.EpochLayout prepareEpoch(SandboxLayout layout, int epoch, OptionalInt retiring, Rollback rollback) {
+    SandboxLayout.EpochLayout prepareEpoch(SandboxLayout layout, int epoch, OptionalInt retiring, boolean serving, Rollback rollback) {
         SandboxLayout.EpochLayout el = layout.epoch(epoch);
         Path kept = retiring.isPresent() ? layout.epoch(retiring.getAsInt()).dir() : null;
         try {
@@ -68,7 +73,7 @@ public final class VmStarter {
                     dirs.filter(d -> !d.equals(el.dir()) && !d.equals(kept)).forEach(TreeRemoval::removeRecursively);
                 }
             }
-            TreeRemoval.removeRecursively(el.dir());
+            if (!serving) TreeRemoval.removeRecursively(el.dir());
             PrivateDirs.ensure(layout.runDir());
             Files.createDirectories(el.dir());
         } catch (IOException e) {
@@ -84,6 +89,14 @@ public final class VmStarter {
         return List.of(ShareSpec.inRunDir(record.id(), ShareKind.ROOTFS, Path.of(record.spec().rootfs()), el.dir(), options),
                 ShareSpec.inRunDir(record.id(), ShareKind.DURABLE, layout.durableDir(), el.dir(), options),
                 ShareSpec.inRunDir(record.id(), ShareKind.SYSTEM_INFO, layout.systemInfoDir(), el.dir(), options));
+    }
+
+    /**
+     * The shares a suspend's teardown started ahead for this epoch ({@link ShareSetsAhead}), once they serve, if they
+     * are exactly {@code specs} and all still run; otherwise empty, and the caller starts its own.
+     */
+    Optional<ShareSet> claimStartedAhead(String sandboxId, List<ShareSpec> specs) {
+        return sharesAhead.claim(sandboxId, specs);
     }
 
     /** Starts the shares together; a share that fails stops the others before this throws. */
