@@ -115,6 +115,9 @@ final class BackendBench {
             Thread.sleep(RESUME_LATER.toMillis());
             for (Subject s : subjects) {
                 s.result().record("resumeLater", s.daemon().post("/v1/sandboxes/" + subject + "/resume", "{}").expect(200));
+                // the API alone, no operation: what routing, the token check and the sandbox view as JSON cost
+                s.result().recordApiOnly("GET /healthz", s.daemon().get("/healthz").expect(200).millis());
+                s.result().recordApiOnly("GET /v1/sandboxes/{id}", s.daemon().get("/v1/sandboxes/" + subject).expect(200).millis());
             }
         }
         List<String> snapshots = new ArrayList<>();

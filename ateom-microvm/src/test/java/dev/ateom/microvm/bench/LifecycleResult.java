@@ -37,6 +37,7 @@ final class LifecycleResult {
     private Percentiles virtiofsdFloor;
     private LifecycleResult baseline;
     private final Map<String, List<Sample>> samples = new LinkedHashMap<>();
+    private final Map<String, List<Double>> apiOnly = new LinkedHashMap<>();
     private final Map<String, Map<String, List<Double>>> steps = new LinkedHashMap<>();
 
     LifecycleResult(String backend) {
@@ -51,6 +52,23 @@ final class LifecycleResult {
                 timings.getOrDefault("total", answer.millis()), timings.getOrDefault("records", 0.0)));
         Map<String, List<Double>> byStep = steps.computeIfAbsent(op, k -> new LinkedHashMap<>());
         timings.forEach((step, ms) -> byStep.computeIfAbsent(step, k -> new ArrayList<>()).add(ms));
+    }
+
+    /** A request that runs no operation, timed as the client sees it. */
+    void recordApiOnly(String request, double millis) {
+        apiOnly.computeIfAbsent(request, k -> new ArrayList<>()).add(millis);
+    }
+
+    /** The API's own round trip without an operation, beside what the operations spend outside their steps. */
+    private String apiOnlyTable() {
+        if (apiOnly.isEmpty()) return "";
+        StringBuilder out = new StringBuilder(String.format("%n%s: the API alone, no operation (ms, as the client sees it)%n%n", backend));
+        out.append("| request | count | p50 | p99 |\n|---|---:|---:|---:|\n");
+        apiOnly.forEach((request, ms) -> {
+            Percentiles p = new Percentiles(ms);
+            out.append(String.format("| %s | %d | %.2f | %.2f |%n", request, p.count(), p.p(50), p.p(99)));
+        });
+        return out.toString();
     }
 
     String backend() {
@@ -195,7 +213,7 @@ final class LifecycleResult {
             out.append(String.format("| %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f× | %s | %s |%n", op, list.size(), api.p(50),
                     api.min(), api.max(), hv.p(50), overhead.p(50), ratio.p(50), goal, met ? "met" : "not met"));
         });
-        out.append(ownShareTable());
+        out.append(ownShareTable()).append(apiOnlyTable());
         if (baseline != null) out.append(baseline.ownShareTable()).append(comparison(baseline, this));
         if (virtiofsdFloor != null) out.append(floorTable());
         out.append("\nsteps as the daemon reports them (p50 ms; steps that run in parallel overlap):\n\n");

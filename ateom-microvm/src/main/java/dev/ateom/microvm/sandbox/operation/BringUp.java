@@ -29,7 +29,9 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * Brings a sandbox's VM up, the one sequence create, clone and resume share: epoch run dir, (network slot), the
@@ -50,10 +52,12 @@ final class BringUp {
 
     /**
      * @param stateOnRefusal the state the sandbox is in if the bring-up is refused before it starts (no network free)
-     * @param beside         the caller's own step that may run while virtiofsd starts (system-info), timed by itself
+     * @param systemInfo     the caller's system-info work (create: the first write; resume and clone: regeneration), the
+     *                       step {@code systemInfo}, run on a thread of its own beside virtiofsd, the restore dir, CHV
+     *                       and the runtime's save, awaited before the VM is created
      */
     void run(SandboxEntry entry, VmSource source, int epoch, StepTimer timer, Rollback rollback, SandboxState stateOnRefusal,
-             Runnable beside) {
+             Runnable systemInfo) {
         SandboxRecord record = entry.record();
         SandboxLayout layout = context.layout(record.id());
         VmStarter vms = context.vms();
@@ -75,7 +79,13 @@ final class BringUp {
         // their own while the rest is prepared; their stop is in the rollback from here, waiting for the start if need be
         CompletableFuture<ShareSet> starting = timer.stepBeside("virtiofsd", () -> ahead.orElseGet(() -> vms.startShares(shareSpecs)));
         if (ahead.isEmpty()) rollback.add("stop virtiofsd", () -> VmStarter.stopOnceStarted(starting));
-        beside.run();
+        // regenerating system-info meanwhile is safe: it writes inside the share's root, which stays the same dir, and
+        // no guest reads it before the VM runs; a failure after this waits for it before anything is rolled back
+        CompletableFuture<Object> systemInfoDone = timer.stepBeside("systemInfo", () -> {
+            systemInfo.run();
+            return null;
+        });
+        rollback.add("await systemInfo", () -> awaitQuietly(systemInfoDone));
         // Nothing below shares a resource with the previous VM still being torn down: a new epoch dir and sockets, its
         // own restore dir (the teardown removes only its own, and the root only while no resume has begun), a CHV of
         // its own. So the resume goes on; the old processes stay findable by their epoch dir (kept above) until gone.
@@ -94,6 +104,7 @@ final class BringUp {
                 slot == null ? null : SandboxNetworks.runtimeOf(slot)).restoredFrom(source instanceof VmSource.Restore restored
                         ? restored.snapshot().id() : null));
         timer.account(ResumeOperation.RECORDS, () -> context.transitions().apply(entry, withRuntime, Durability.SYNCED));
+        VmStarter.awaitStarted(systemInfoDone);
         LiveVm live = restoreDir.isPresent() ? restore(record, layout, restoreDir.get(), chv, shares, slot, epoch, timer)
                 : boot(record, el, chv, shares, slot, epoch, timer);
         entry.live(live);
@@ -112,6 +123,14 @@ final class BringUp {
         long start = System.nanoTime();
         entry.awaitVmGone();
         timer.span("previousTeardown", start, System.nanoTime());
+    }
+
+    private static void awaitQuietly(CompletableFuture<?> work) {
+        try {
+            work.join();
+        } catch (CompletionException | CancellationException e) {
+            // its failure is the operation's, reported by the caller
+        }
     }
 
     /** A slot with the sandbox's policy, released by the rollback after everything started later has stopped. */

@@ -29,7 +29,7 @@ final class NewSandbox {
 
     /**
      * @param preparation what must be on disk before virtiofsd starts (the dirs, a clone's durable dir)
-     * @param beside      what may be written while virtiofsd starts (system-info)
+     * @param beside      what may be written while virtiofsd starts (system-info): the bring-up's step {@code systemInfo}
      */
     static OperationResult bringUp(OperationContext context, SandboxEntry entry, Operation operation, Preparation preparation,
                                    Preparation beside, VmSource source) {

@@ -61,8 +61,7 @@ public final class ResumeOperation {
                 durable.markInSyncWith(snapshot.id());
             }
             context.bringUp().run(entry, VmSource.restore(snapshot), record.epochs() + 1, timer, rollback, SandboxState.SUSPENDED,
-                    () -> timer.run("systemInfo", () -> context.systemInfo().regenerate(layout, record.spec().systemInfoOrEmpty(),
-                            record.identity())));
+                    () -> context.systemInfo().regenerate(layout, record.spec().systemInfoOrEmpty(), record.identity()));
             rollback.clear();
             return context.transitions().running(entry, Operation.RESUME, timer);
         } catch (RuntimeException e) {

@@ -102,8 +102,8 @@ public final class VmStarter {
     /** Starts the shares together; a share that fails stops the others before this throws. */
     ShareSet startShares(List<ShareSpec> specs) { return ShareSet.start(tools.virtiofsdLauncher(), specs); }
 
-    /** The shares once started, or the start's own failure. */
-    static ShareSet awaitStarted(CompletableFuture<ShareSet> starting) {
+    /** The result of work started beside (the shares once started), or that work's own failure. */
+    static <T> T awaitStarted(CompletableFuture<T> starting) {
         try {
             return starting.join();
         } catch (CompletionException e) {
