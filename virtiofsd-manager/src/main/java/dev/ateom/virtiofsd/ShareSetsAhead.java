@@ -109,6 +109,9 @@ public final class ShareSetsAhead implements AutoCloseable {
         return ahead != null && ahead.starting().isDone();
     }
 
+    /** Whether {@link #startAhead} would start anything (a budget above 0, not closed). */
+    public synchronized boolean enabled() { return budget > 0 && !closed; }
+
     /** How many sets are started or starting. */
     public synchronized int size() { return sets.size(); }
 

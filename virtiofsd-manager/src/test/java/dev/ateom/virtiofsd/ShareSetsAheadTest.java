@@ -116,6 +116,8 @@ class ShareSetsAheadTest {
     @Test
     void aBudgetOfZeroStartsNothingAndDiscardKills() throws Exception {
         try (ShareSetsAhead none = new ShareSetsAhead(0); ShareSetsAhead one = new ShareSetsAhead(1)) {
+            assertThat(none.enabled()).isFalse();
+            assertThat(one.enabled()).isTrue();
             assertThat(none.startAhead("sb-e", launcher, specs("sb-e"))).isFalse();
             List<ShareSpec> specs = specs("sb-f");
             one.startAhead("sb-f", launcher, specs);

@@ -91,7 +91,7 @@ final class Teardown {
         try {
             synchronized (entry) {
                 SandboxRecord record = entry.record();
-                if (record.state() != SandboxState.SUSPENDED || SpeedBaseline.active()) return;
+                if (record.state() != SandboxState.SUSPENDED || SpeedBaseline.active() || !context.sharesAhead().enabled()) return;
                 VirtiofsdLauncher launcher = context.virtiofsd();
                 if (launcher == null) return;
                 SandboxLayout.EpochLayout next = layout.epoch(record.epochs() + 1);
