@@ -66,7 +66,10 @@ final class BringUp {
         OptionalInt retiring = entry.vmGonePending() && record.runtime() != null ? OptionalInt.of(record.runtime().epoch()) : OptionalInt.empty();
         // a resume's virtiofsd may serve already: started ahead by its suspend's teardown, in this epoch's dir
         List<ShareSpec> shareSpecs = vms.shareSpecs(record, layout, layout.epoch(epoch));
+        long claimStart = System.nanoTime();
         Optional<ShareSet> ahead = source instanceof VmSource.Restore ? vms.claimStartedAhead(record.id(), shareSpecs) : Optional.empty();
+        // the claim waits for a start still running (a resume right after its suspend): a span in the timings
+        if (ahead.isPresent()) timer.span("virtiofsdAhead", claimStart, System.nanoTime());
         ahead.ifPresent(set -> rollback.add("stop virtiofsd started ahead", set::kill));
         SandboxLayout.EpochLayout el = vms.prepareEpoch(layout, epoch, retiring, ahead.isPresent(), rollback);
         Slot slot = null;
