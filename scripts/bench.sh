@@ -7,6 +7,8 @@
 #   SCALING [1,5,10,20] (none backend)  GUEST_SCALING [1,5,10,20] (qemu/chv)  SCALING_ROUNDS [2]
 #   ARCHIVE_MIB [1024]  SNAPSHOT_MIB [1024]  ARCHIVE_ROUNDS [3]  SYNC_UPDATES [200]  DAEMON_ARGS [] (e.g. "--vmm-pool 0")
 #   MAVEN_ARGS [] (added to both mvn calls, e.g. "-Dmaven.repo.local=/path/to/repo")
+#   BASELINE [true]: the none backend's lifecycle also runs on a second daemon with the resume/clone path before issue 27
+#   (-Dateom.baseline=before-issue-27), cycles interleaved, and a before/after table with ratios is printed
 # BENCH=soak runs the churn soak instead (SoakBenchmark: the daemon's RSS, heap after GC, descriptors and threads
 # every EVERY rounds): ROUNDS [300] PARALLEL [2] EVERY [25] SOAK_JAVA_OPTS [] (e.g. -XX:NativeMemoryTracking=summary)
 set -euo pipefail
@@ -18,7 +20,7 @@ props=(-Dbench.backends="${BACKENDS:-none,qemu${ATEOM_CLOUD_HYPERVISOR:+,chv}}" 
   -Dbench.scaling="${SCALING:-1,5,10,20}" -Dbench.guestScaling="${GUEST_SCALING:-1,5,10,20}"
   -Dbench.scalingRounds="${SCALING_ROUNDS:-2}" -Dbench.archiveMib="${ARCHIVE_MIB:-1024}"
   -Dbench.snapshotMib="${SNAPSHOT_MIB:-1024}" -Dbench.archiveRounds="${ARCHIVE_ROUNDS:-3}"
-  -Dbench.syncUpdates="${SYNC_UPDATES:-200}" -Dbench.daemonArgs="${DAEMON_ARGS:-}"
+  -Dbench.syncUpdates="${SYNC_UPDATES:-200}" -Dbench.daemonArgs="${DAEMON_ARGS:-}" -Dbench.baseline="${BASELINE:-true}"
   -Dsoak.rounds="${ROUNDS:-300}" -Dsoak.parallel="${PARALLEL:-2}" -Dsoak.every="${EVERY:-25}" -Dsoak.javaOpts="${SOAK_JAVA_OPTS:-}")
 case "${BENCH:-speed}" in
   speed) bench=SpeedBenchmark ;;

@@ -85,6 +85,31 @@ class CrashWithSurvivingChildrenTest extends HostTest {
         RecoveryChecks.onlyTheseRun(host, second);
     }
 
+    /**
+     * A resume right after its suspend does not wait for the suspend's teardown (issue 27): it may die while the old VM
+     * is still being stopped, before (chvStart) or after (vmRestore) its own runtime replaced the old one in the record.
+     * Either way the restart finds every process (the old epoch's by its kept run dir) and leaves the sandbox SUSPENDED.
+     */
+    @ParameterizedTest
+    @ValueSource(strings = {"resume.chvStart", "resume.vmRestore"})
+    void aResumeDyingBesideItsSuspendsTeardownLeavesItSuspendedAndNothingRunning(String crashPoint) throws Exception {
+        DaemonProcess first = host.start(new DaemonOptions(crashPoint, false));
+        first.api().post("/v1/sandboxes", SandboxSpecs.create(host.root, "w5")).expect(201, "create");
+        String snapshot = first.api().post("/v1/sandboxes/w5/suspend", "{}").expect(200, "suspend").body().path("snapshotId").asText();
+        first.api().postExpectingCrash("/v1/sandboxes/w5/resume", "{}");
+        assertThat(first.awaitCrash()).isEqualTo(137);
+        assertThat(host.recordOnDisk("w5").path("state").asText()).isEqualTo("RESUMING");
+
+        DaemonProcess second = host.start(DaemonOptions.keepingChildren());
+        JsonNode suspended = RecoveryChecks.inState(second.api(), "w5", "SUSPENDED");
+        assertThat(suspended.path("latestSnapshotId").asText()).isEqualTo(snapshot);
+        RecoveryChecks.onlyTheseRun(host, second);
+        RecoveryChecks.noRunDirs(host);
+        second.api().post("/v1/sandboxes/w5/resume", "{}").expect(200, "resume after recovery");
+        second.api().delete("/v1/sandboxes/w5?deleteSnapshots=true").expect(204, "delete");
+        RecoveryChecks.onlyTheseRun(host, second);
+    }
+
     @Test
     void kill9BeforeTheRuntimeIsRecordedStillLeavesNothingRunning() throws Exception {
         DaemonProcess first = host.start(DaemonOptions.keepingChildren());

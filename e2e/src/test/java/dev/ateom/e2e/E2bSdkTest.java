@@ -55,7 +55,7 @@ class E2bSdkTest {
         GuestImage guest = GuestImage.ensureBuilt();
         Path standIn = dir.resolve("cloud-hypervisor");
         Files.writeString(standIn, "#!/bin/sh\nATEOM_STANDIN_BACKEND=qemu exec " + E2ePaths.standIn() + " \"$@\"\n");
-        Files.setPosixFilePermissions(standIn, PosixFilePermissions.fromString("rwx------"));
+        Files.setPosixFilePermissions(standIn, PosixFilePermissions.fromString("rwxr-xr-x")); // run by a jailed VMM's own uid
         int e2bPort;
         try (ServerSocket free = new ServerSocket(0)) {
             e2bPort = free.getLocalPort();

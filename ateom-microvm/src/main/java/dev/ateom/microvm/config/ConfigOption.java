@@ -64,6 +64,9 @@ public enum ConfigOption {
     JAIL_PIDS_MAX("jail-pids-max", "512", "Tasks (processes and threads) one sandbox's cgroup allows: CHV, its vcpu and device threads, virtiofsd."),
     JAIL_CPU_QUOTA("jail-cpu-quota", "vcpus", "CPUs worth of time one sandbox's cgroup gets: vcpus (the sandbox's vcpu count), "
             + "a number (e.g. 1.5), or 0 for no CPU limit."),
+    VIRTIOFSD_AHEAD("virtiofsd-ahead", "0", "Suspended sandboxes whose next resume finds its three virtiofsd already started "
+            + "(started when the suspend's teardown begins; the oldest make room; 0: none; always 0 when children do not die "
+            + "with the daemon)."),
     OPERATION_RETENTION_SECONDS("operation-retention-seconds", "900", "Longest a finished asynchronous operation (?async=true) "
             + "is kept for GET /v1/operations/{id}; one that was fetched finished goes 10 s after (at most half this)."),
     E2B_LISTEN("e2b-listen", "", "HOST:PORT (or PORT, on 127.0.0.1) of an E2B-compatible API and envd proxy, so the E2B SDK "

@@ -33,6 +33,7 @@ public record DaemonConfig(
         NetworkConfig network,
         Optional<RemoteStoreConfig> snapshotStore,
         int vmmPool,
+        int virtiofsdAhead,
         Duration idleMinimum,
         Duration operationRetention,
         String e2bListen,

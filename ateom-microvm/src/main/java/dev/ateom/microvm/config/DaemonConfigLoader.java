@@ -75,6 +75,7 @@ public final class DaemonConfigLoader {
                 network(values),
                 remoteStore(values),
                 intInRange(values.get(ConfigOption.VMM_POOL), 0, 64),
+                intInRange(values.get(ConfigOption.VIRTIOFSD_AHEAD), 0, 256),
                 Duration.ofSeconds(intInRange(values.get(ConfigOption.IDLE_MINIMUM_SECONDS), 1, 86_400)),
                 Duration.ofSeconds(intInRange(values.get(ConfigOption.OPERATION_RETENTION_SECONDS), 1, 86_400)),
                 values.get(ConfigOption.E2B_LISTEN).value().strip(),

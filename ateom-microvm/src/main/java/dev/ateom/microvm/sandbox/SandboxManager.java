@@ -27,6 +27,7 @@ import dev.ateom.microvm.timing.OperationMetrics;
 import dev.ateom.microvm.timing.OperationProgress;
 import dev.ateom.microvm.vm.VmmPool;
 import dev.ateom.microvm.jail.VmmJailer;
+import dev.ateom.virtiofsd.ShareSetsAhead;
 import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
@@ -52,6 +53,7 @@ public final class SandboxManager implements AutoCloseable {
     /** Bounds the restores a fork runs at once (each restore reads a whole memory image and starts four processes). */
     private final Semaphore restoreSlots;
     private final VmmPool pool;
+    private final ShareSetsAhead sharesAhead;
     private final IdleTimeouts idleTimeouts;
 
     public SandboxManager(DaemonConfig config, SandboxStore store, SnapshotCatalog snapshots, SnapshotWriter snapshotWriter,
@@ -66,8 +68,10 @@ public final class SandboxManager implements AutoCloseable {
         GaugeWithCallback.builder().name("ateom_sandbox_cgroup_memory_bytes")
                 .help("Memory a running sandbox's cgroup uses now (its jailed cloud-hypervisor and virtiofsd)").labelNames("sandbox")
                 .callback(cb -> jailer.memoryUsage().forEach((id, bytes) -> cb.call(bytes, id))).register(registry);
-        this.context = new OperationContext(config, store, new VmStarter(config, snapshots, tools, pool, jailer), tools, snapshots, snapshotWriter,
-                systemInfo, probe, metrics, new Transitions(store, metrics, events), networks);
+        // like the pool: only processes that die with the daemon may be started for nobody yet (recovery finds no record of them)
+        this.sharesAhead = new ShareSetsAhead(config.childrenDieWithDaemon() ? config.virtiofsdAhead() : 0);
+        this.context = new OperationContext(config, store, new VmStarter(config, snapshots, tools, pool, jailer, sharesAhead), tools,
+                snapshots, snapshotWriter, systemInfo, probe, metrics, new Transitions(store, metrics, events), networks, sharesAhead);
         this.tools = tools;
         this.admission = new NewSandboxAdmission(HostPathPolicy.of(config), snapshots, networks, config.idleMinimum());
         this.restoreSlots = new Semaphore(config.maxParallelRestores(), true);
@@ -250,6 +254,7 @@ public final class SandboxManager implements AutoCloseable {
         DaemonStop.run(sandboxes.entries(), context.config().childrenDieWithDaemon(), this::suspend);
         leases.close(); // the suspends' give-backs, before the store closes
         pool.close();
+        sharesAhead.close(); // after the suspends: what their teardowns started ahead goes too
         context.vms().jailer().close();
     }
 }

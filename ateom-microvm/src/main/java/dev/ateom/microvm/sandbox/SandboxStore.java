@@ -28,7 +28,9 @@ import static java.lang.System.Logger.Level.WARNING;
 
 /**
  * Sandbox records on disk: {@code <state>/sandboxes/<id>/sandbox.json}, replaced atomically
- * (temp file, fsync, rename, fsync of the directory) so a crash leaves the old or the new record, never half.
+ * (temp file, fsync, rename, fsync of the directory) so a crash leaves the old or the new record, never half. A
+ * {@link Durability#SYNCED_AFTER} save renames first and fsyncs right after, off the caller's path
+ * (docs/decisions.md, "Resume and clone at the hypervisor's speed").
  */
 public final class SandboxStore {
     private static final System.Logger LOG = System.getLogger(SandboxStore.class.getName());
@@ -42,24 +44,59 @@ public final class SandboxStore {
 
     public Path sandboxDir(String id) { return sandboxesDir.resolve(id); }
 
-    public void save(SandboxRecord record) {
+    /** How far a {@link #save} goes before it returns. */
+    public enum Durability {
+        /** fsynced (the file, then its directory): on disk before the save returns, also across a host crash. */
+        SYNCED,
+        /**
+         * Renamed into place, so a restarted daemon reads it (the page cache survives a daemon crash), and fsynced
+         * a moment later on a virtual thread: only a host crash in those milliseconds can lose it.
+         */
+        SYNCED_AFTER
+    }
+
+    /** Replaces the record, fsynced before this returns. */
+    public void save(SandboxRecord record) { save(record, Durability.SYNCED); }
+
+    public void save(SandboxRecord record, Durability durability) {
         Path dir = sandboxDir(record.id());
         Path target = dir.resolve(RECORD);
         Path tmp = dir.resolve(RECORD + ".tmp");
+        boolean synced = durability == Durability.SYNCED;
         try {
             PrivateDirs.ensure(dir);
             Files.deleteIfExists(tmp);
             try (FileChannel ch = FileChannel.open(tmp, Set.of(StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE),
                     PosixFilePermissions.asFileAttribute(OWNER_READ_WRITE))) {
                 ch.write(ByteBuffer.wrap(json.writerWithDefaultPrettyPrinter().writeValueAsBytes(record)));
-                ch.force(true);
+                if (synced) ch.force(true);
             }
             Files.move(tmp, target, StandardCopyOption.ATOMIC_MOVE, StandardCopyOption.REPLACE_EXISTING);
-            try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
-                d.force(true);
-            }
+            if (synced) forceDirectory(dir);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot write record of sandbox " + record.id() + " to " + target, e);
+        }
+        if (!synced) Thread.ofVirtual().name("record-sync-" + record.id()).start(() -> syncQuietly(target));
+    }
+
+    /**
+     * The fsync a {@link Durability#SYNCED_AFTER} save left for later: of whatever record is in place by now (a later
+     * save's, which makes its own durable anyway) and of the directory that names it.
+     */
+    private static void syncQuietly(Path record) {
+        try (FileChannel ch = FileChannel.open(record, StandardOpenOption.READ)) {
+            ch.force(true);
+            forceDirectory(record.getParent());
+        } catch (NoSuchFileException e) {
+            // the sandbox was deleted meanwhile
+        } catch (IOException e) {
+            LOG.log(WARNING, "cannot fsync " + record + ": " + e.getMessage());
+        }
+    }
+
+    private static void forceDirectory(Path dir) throws IOException {
+        try (FileChannel d = FileChannel.open(dir, StandardOpenOption.READ)) {
+            d.force(true);
         }
     }
 

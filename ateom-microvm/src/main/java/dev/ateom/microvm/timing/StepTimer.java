@@ -71,6 +71,19 @@ public final class StepTimer {
         start -= took.toNanos();
     }
 
+    /**
+     * Work that is no step of its own (no crash or fail point: the saves of the sandbox's record), its time added up
+     * under {@code name} beside the steps, so the answer shows how much of the operation it was.
+     */
+    public void account(String name, Runnable work) {
+        long t0 = System.nanoTime();
+        try {
+            work.run();
+        } finally {
+            millis.merge(name, (System.nanoTime() - t0) / 1_000_000, Long::sum);
+        }
+    }
+
     /** A span that is not one step (a checkpoint's pause window covers several), reported beside the steps. */
     public void span(String name, long startNanos, long endNanos) {
         millis.put(name, (endNanos - startNanos) / 1_000_000);

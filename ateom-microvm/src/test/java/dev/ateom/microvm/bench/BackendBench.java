@@ -8,8 +8,10 @@ import java.lang.System.Logger;
 import java.lang.System.Logger.Level;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ExecutorService;
@@ -25,6 +27,8 @@ import java.util.function.IntFunction;
  */
 final class BackendBench {
     private static final Logger LOG = System.getLogger(BackendBench.class.getName());
+    /** How long after its suspend the lifecycle's {@code resumeLater} comes. */
+    static final Duration RESUME_LATER = Duration.ofMillis(500);
     private final BenchSettings settings;
     private final BenchGuest guest;
     private final Path root;
@@ -41,16 +45,24 @@ final class BackendBench {
     BackendResult run() throws Exception {
         Path hostDirectories = Files.createDirectories(root.resolve("host-dirs"));
         List<String> daemonArgs = new ArrayList<>(List.of("--host-directory-roots", hostDirectories.toString()));
+        // the next resume's virtiofsd started ahead (issue 27); the baseline daemon ignores it (it is not the old path)
+        if (!settings.daemonArgs().contains("--virtiofsd-ahead")) daemonArgs.addAll(List.of("--virtiofsd-ahead", "4"));
         daemonArgs.addAll(settings.daemonArgs());
-        try (ExternalDaemon daemon = new ExternalDaemon(root, guest.hypervisor(), guest.imageRoots(), daemonArgs)) {
+        try (ExternalDaemon daemon = new ExternalDaemon(root, guest.hypervisor(), guest.imageRoots(), daemonArgs);
+             ExternalDaemon baseline = settings.baseline() && guest.backend().equals("none") ? baselineDaemon(daemonArgs) : null) {
             long startMillis = daemon.startMillis();
             Thread.sleep(settings.settle().toMillis());
             double idleRss = daemon.rssMib();
             ScalingResult scaling = new ScalingResult(guest.backend());
             // the daemon's own command lines on the same host, while it idles with its pool full: the floor under its bring-ups
             Percentiles virtiofsdFloor = VirtiofsdFloor.measure(Files.createDirectories(root.resolve("virtiofsd-floor")), settings.cycles());
-            LifecycleResult lifecycle = lifecycle(daemon, scaling);
+            LifecycleResult lifecycle = new LifecycleResult(guest.backend());
+            LifecycleResult before = baseline == null ? null : new LifecycleResult(guest.backend() + " (before)");
+            lifecycle(baseline == null ? List.of(new Subject(daemon, lifecycle))
+                    : List.of(new Subject(baseline, before), new Subject(daemon, lifecycle)));
+            memoryWithOne(daemon, scaling);
             lifecycle.virtiofsdFloor(virtiofsdFloor);
+            if (before != null) lifecycle.baseline(before);
             scaling(daemon, scaling);
             Optional<SyncLag.Result> lag = syncLag
                     ? Optional.of(SyncLagThroughDaemon.measure(daemon, guest, hostDirectories, settings.syncUpdates(), 1, 10, 100))
@@ -59,34 +71,71 @@ final class BackendBench {
         }
     }
 
-    /** The cycles; also the memory with its one sandbox up, into {@code memory}. */
-    private LifecycleResult lifecycle(ExternalDaemon daemon, ScalingResult memory) throws Exception {
-        LifecycleResult result = new LifecycleResult(guest.backend());
+    /** The same daemon with the resume and clone path before issue 27, for a before/after in this run. */
+    private ExternalDaemon baselineDaemon(List<String> daemonArgs) throws Exception {
+        Path baselineRoot = Files.createDirectories(root.resolve("baseline"));
+        return new ExternalDaemon(baselineRoot, guest.hypervisor(), guest.imageRoots(), daemonArgs,
+                Map.of("ATEOM_JAVA_OPTS", "-Dateom.baseline=before-issue-27"));
+    }
+
+    /** A daemon the lifecycle runs on, and where its answers go. */
+    private record Subject(ExternalDaemon daemon, LifecycleResult result) {}
+
+    /** One sandbox up on the daemon measured, for "RSS with 1 sandbox" (the lifecycle leaves none up). */
+    private void memoryWithOne(ExternalDaemon daemon, ScalingResult memory) throws Exception {
+        daemon.post("/v1/sandboxes", guest.specFor("m1")).expect(201);
+        memory.add(new ScalingResult.Memory(1, daemon.rssMib(), daemon.childrenRssMib()));
+        daemon.delete("/v1/sandboxes/m1?deleteSnapshots=true").expect(204);
+    }
+
+    /**
+     * The cycles (create, suspend/resume of one sandbox, clones of its snapshot), each step on every subject in turn,
+     * so that a before/after pair shares whatever else the host was doing at the time.
+     */
+    private void lifecycle(List<Subject> subjects) throws Exception {
         int cycles = settings.cycles();
         // the last sandbox created stays up: it is the one suspended and resumed (one boot fewer, which a TCG guest feels)
         String subject = "c" + (cycles - 1);
         for (int i = 0; i < cycles; i++) {
-            result.record("create", daemon.post("/v1/sandboxes", guest.specFor("c" + i)).expect(201));
-            if (i < cycles - 1) daemon.delete("/v1/sandboxes/c" + i + "?deleteSnapshots=true").expect(204);
+            for (Subject s : subjects) {
+                s.result().record("create", s.daemon().post("/v1/sandboxes", guest.specFor("c" + i)).expect(201));
+                if (i < cycles - 1) s.daemon().delete("/v1/sandboxes/c" + i + "?deleteSnapshots=true").expect(204);
+            }
         }
-        memory.add(new ScalingResult.Memory(1, daemon.rssMib(), daemon.childrenRssMib()));
-        String snapshot = null;
         for (int i = 0; i < cycles; i++) {
-            ExternalDaemon.Timed suspended = daemon.post("/v1/sandboxes/" + subject + "/suspend", "{}").expect(200);
-            snapshot = suspended.body().path("snapshotId").asText();
-            result.record("suspend", suspended);
-            result.record("resume", daemon.post("/v1/sandboxes/" + subject + "/resume", "{}").expect(200));
+            for (Subject s : subjects) {
+                s.result().record("suspend", s.daemon().post("/v1/sandboxes/" + subject + "/suspend", "{}").expect(200));
+                s.result().record("resume", s.daemon().post("/v1/sandboxes/" + subject + "/resume", "{}").expect(200));
+            }
+            // and a resume a moment after its suspend, as when a sandbox is resumed for its next request: its suspend's
+            // teardown is done by then (and the next epoch's virtiofsd started ahead serve)
+            for (Subject s : subjects) {
+                s.result().record("suspend", s.daemon().post("/v1/sandboxes/" + subject + "/suspend", "{}").expect(200));
+            }
+            Thread.sleep(RESUME_LATER.toMillis());
+            for (Subject s : subjects) {
+                s.result().record("resumeLater", s.daemon().post("/v1/sandboxes/" + subject + "/resume", "{}").expect(200));
+                // the API alone, no operation: what routing, the token check and the sandbox view as JSON cost
+                s.result().recordApiOnly("GET /healthz", s.daemon().get("/healthz").expect(200).millis());
+                s.result().recordApiOnly("GET /v1/sandboxes/{id}", s.daemon().get("/v1/sandboxes/" + subject).expect(200).millis());
+            }
         }
-        daemon.post("/v1/sandboxes/" + subject + "/suspend", "{}").expect(200);
+        List<String> snapshots = new ArrayList<>();
+        for (Subject s : subjects) {
+            snapshots.add(s.daemon().post("/v1/sandboxes/" + subject + "/suspend", "{}").expect(200).body().path("snapshotId").asText());
+        }
         for (int i = 0; i < cycles; i++) {
-            ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshot).put("id", "k" + i);
-            clone.putObject("identity").put("name", "k" + i).put("namespace", "bench");
-            result.record("clone", daemon.post("/v1/sandboxes", clone.toString()).expect(201));
-            daemon.delete("/v1/sandboxes/k" + i).expect(204);
+            for (int d = 0; d < subjects.size(); d++) {
+                Subject s = subjects.get(d);
+                ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshots.get(d)).put("id", "k" + i);
+                clone.putObject("identity").put("name", "k" + i).put("namespace", "bench");
+                s.result().record("clone", s.daemon().post("/v1/sandboxes", clone.toString()).expect(201));
+                s.daemon().delete("/v1/sandboxes/k" + i).expect(204);
+            }
         }
-        daemon.delete("/v1/sandboxes/" + subject + "?deleteSnapshots=true").expect(204);
-        System.out.printf("%s backend: %d lifecycle cycles done%n", guest.backend(), cycles);
-        return result;
+        for (Subject s : subjects) s.daemon().delete("/v1/sandboxes/" + subject + "?deleteSnapshots=true").expect(204);
+        System.out.printf("%s backend: %d lifecycle cycles done%s%n", guest.backend(), cycles,
+                subjects.size() > 1 ? " (before and after, interleaved)" : "");
     }
 
     private void scaling(ExternalDaemon daemon, ScalingResult result) throws Exception {

@@ -22,11 +22,13 @@ import java.util.List;
  * @param readiness       how long a guest may take to boot (TCG guests boot slowly, more so twenty at once)
  * @param daemonArgs      extra daemon flags, e.g. {@code --vmm-pool 0}
  * @param output          where the markdown and the charts go
+ * @param baseline        whether the {@code none} backend's lifecycle also runs on a second daemon with the path before
+ *                        issue 27 ({@code -Dateom.baseline=before-issue-27}), its cycles interleaved with this one's
  */
 public record BenchSettings(List<String> backends, int cycles, List<Integer> scalingLevels, List<Integer> guestScalingLevels,
                             int scalingRounds, long archiveBytes,
                             int archiveRounds, long snapshotBytes, int syncUpdates, Duration settle, Duration readiness,
-                            List<String> daemonArgs, Path output) {
+                            List<String> daemonArgs, Path output, boolean baseline) {
     public BenchSettings {
         backends = List.copyOf(backends);
         scalingLevels = List.copyOf(scalingLevels);
@@ -50,7 +52,7 @@ public record BenchSettings(List<String> backends, int cycles, List<Integer> sca
                 Integer.getInteger("bench.syncUpdates", 200),
                 Duration.ofSeconds(2), Duration.ofSeconds(Integer.getInteger("bench.readinessSeconds", 600)),
                 extra.isEmpty() ? List.of() : List.of(extra.split("\\s+")),
-                output);
+                output, Boolean.parseBoolean(System.getProperty("bench.baseline", "true")));
     }
 
     /** The scaling levels of one backend: the stand-in's {@code none} has no guest to boot, the others do. */

@@ -23,7 +23,7 @@ class BenchSmokeTest {
     @Test
     void writesEveryTableAndChart() throws Exception {
         BenchSettings settings = new BenchSettings(List.of("none", "qemu"), 1, List.of(1, 2), List.of(), 1, 4L << 20, 1, 4L << 20, 3,
-                Duration.ZERO, Duration.ofSeconds(120), List.of(), output);
+                Duration.ZERO, Duration.ofSeconds(120), List.of(), output, false);
 
         BenchHarness.Report report = new BenchHarness(settings, work).run();
 
@@ -31,9 +31,12 @@ class BenchSmokeTest {
         report.files().values().forEach(path -> assertThat(path).exists().isNotEmptyFile());
         for (String backend : List.of("none", "qemu")) {
             String speed = Files.readString(output.resolve("speed-" + backend + ".md"));
-            for (String op : List.of("create", "suspend", "resume", "clone")) {
+            for (String op : List.of("create", "resume", "resumeLater", "clone")) {
                 assertThat(speed).containsPattern("\\| " + op + " \\| 1 \\| [0-9.]+ \\|");
             }
+            // two per cycle: one before the resume right after it, one before the resume a moment later
+            assertThat(speed).containsPattern("\\| suspend \\| 2 \\| [0-9.]+ \\|");
+            assertThat(speed).contains("the daemon's own share").containsPattern("\\| resume \\| [0-9.]+ \\| [0-9.]+ \\|");
             assertThat(speed).contains("| start → first answer |", "| idle RSS |");
         }
         String none = Files.readString(output.resolve("speed-none.md"));

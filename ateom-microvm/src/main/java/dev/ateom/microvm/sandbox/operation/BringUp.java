@@ -11,6 +11,7 @@ import dev.ateom.microvm.sandbox.Rollback;
 import dev.ateom.microvm.sandbox.SandboxNetworks;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.SandboxState;
+import dev.ateom.microvm.sandbox.SandboxStore.Durability;
 import dev.ateom.microvm.timing.StepTimer;
 import dev.ateom.microvm.vm.SandboxLayout;
 import dev.ateom.microvm.vm.VmConfigFactory;
@@ -27,7 +28,10 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
+import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 
 /**
  * Brings a sandbox's VM up, the one sequence create, clone and resume share: epoch run dir, (network slot), the
@@ -48,14 +52,26 @@ final class BringUp {
 
     /**
      * @param stateOnRefusal the state the sandbox is in if the bring-up is refused before it starts (no network free)
-     * @param beside         the caller's own step that may run while virtiofsd starts (system-info), timed by itself
+     * @param systemInfo     the caller's system-info work (create: the first write; resume and clone: regeneration), the
+     *                       step {@code systemInfo}, run on a thread of its own beside virtiofsd, the restore dir, CHV
+     *                       and the runtime's save, awaited before the VM is created
      */
     void run(SandboxEntry entry, VmSource source, int epoch, StepTimer timer, Rollback rollback, SandboxState stateOnRefusal,
-             Runnable beside) {
+             Runnable systemInfo) {
         SandboxRecord record = entry.record();
         SandboxLayout layout = context.layout(record.id());
         VmStarter vms = context.vms();
-        SandboxLayout.EpochLayout el = vms.prepareEpoch(layout, epoch, rollback);
+        // the epoch dir of a VM still being torn down stays until the next bring-up: a restarted daemon finds what may
+        // still run of it by the sockets named there (ProcessLeftovers.killInRunDir) once the record names this epoch
+        OptionalInt retiring = entry.vmGonePending() && record.runtime() != null ? OptionalInt.of(record.runtime().epoch()) : OptionalInt.empty();
+        // a resume's virtiofsd may serve already: started ahead by its suspend's teardown, in this epoch's dir
+        List<ShareSpec> shareSpecs = vms.shareSpecs(record, layout, layout.epoch(epoch));
+        long claimStart = System.nanoTime();
+        Optional<ShareSet> ahead = source instanceof VmSource.Restore ? vms.claimStartedAhead(record.id(), shareSpecs) : Optional.empty();
+        // the claim waits for a start still running (a resume right after its suspend): a span in the timings
+        if (ahead.isPresent()) timer.span("virtiofsdAhead", claimStart, System.nanoTime());
+        ahead.ifPresent(set -> rollback.add("stop virtiofsd started ahead", set::kill));
+        SandboxLayout.EpochLayout el = vms.prepareEpoch(layout, epoch, retiring, ahead.isPresent(), rollback);
         Slot slot = null;
         if (record.spec().hasNetwork()) {
             // the old slot must be back first: its host ports are the ones the spec asks for again
@@ -64,12 +80,21 @@ final class BringUp {
         }
         // virtiofsd's own start is the longest step before vm.create / vm.restore: the three start on a thread of
         // their own while the rest is prepared; their stop is in the rollback from here, waiting for the start if need be
-        List<ShareSpec> shareSpecs = vms.shareSpecs(record, layout, el);
-        CompletableFuture<ShareSet> starting = timer.stepBeside("virtiofsd", () -> vms.startShares(shareSpecs));
-        rollback.add("stop virtiofsd", () -> VmStarter.stopOnceStarted(starting));
-        beside.run();
-        // from here the restore root is written, and the runtime recorded must be the only one with live processes
-        awaitPreviousTeardown(entry, timer);
+        CompletableFuture<ShareSet> starting = timer.stepBeside("virtiofsd", () -> ahead.orElseGet(() -> vms.startShares(shareSpecs)));
+        if (ahead.isEmpty()) rollback.add("stop virtiofsd", () -> VmStarter.stopOnceStarted(starting));
+        // regenerating system-info meanwhile is safe: it writes inside the share's root, which stays the same dir, and
+        // no guest reads it before the VM runs; a failure after this waits for it before anything is rolled back
+        CompletableFuture<Object> systemInfoDone = timer.stepBeside("systemInfo", () -> {
+            systemInfo.run();
+            return null;
+        });
+        rollback.add("await systemInfo", () -> awaitQuietly(systemInfoDone));
+        // Nothing below shares a resource with the previous VM still being torn down: a new epoch dir and sockets, its
+        // own restore dir (the teardown removes only its own, and the root only while no resume has begun), a CHV of
+        // its own. So the resume goes on; the old processes stay findable by their epoch dir (kept above) until gone.
+        // A jailed VMM is the exception: the sandbox has one jail and one cgroup (named after it, its memory limit sized
+        // for one VMM), which the old VMM's teardown releases; the new jail may be made only after that.
+        if (SpeedBaseline.active() || vms.jailer().enabled()) awaitPreviousTeardown(entry, timer);
         Optional<Path> restoreDir = source instanceof VmSource.Restore restore
                 ? Optional.of(timer.step("rewrite", () -> vms.prepareRestoreDir(restore.snapshot(), layout, epoch, el,
                         VmStarter.socketsByTag(shareSpecs), rollback)))
@@ -80,9 +105,12 @@ final class BringUp {
         // the last moment before the VM is created: the lease taken beside everything above must be held by now
         LeaseClaim lease = entry.leaseClaim();
         if (lease.enforced()) timer.run("lease", lease::await);
-        context.transitions().apply(entry, withSlot(entry.record(), slot).withRuntime(vms.runtimeOf(record.id(), el, epoch, chv, shares,
+        // the one fsynced save of the bring-up (docs/decisions.md, "Resume and clone at the hypervisor's speed")
+        SandboxRecord withRuntime = withSlot(entry.record(), slot).withRuntime(vms.runtimeOf(record.id(), el, epoch, chv, shares,
                 slot == null ? null : SandboxNetworks.runtimeOf(slot)).restoredFrom(source instanceof VmSource.Restore restored
-                        ? restored.snapshot().id() : null)));
+                        ? restored.snapshot().id() : null));
+        timer.account(ResumeOperation.RECORDS, () -> context.transitions().apply(entry, withRuntime, Durability.SYNCED));
+        VmStarter.awaitStarted(systemInfoDone);
         LiveVm live = restoreDir.isPresent() ? restore(record, layout, restoreDir.get(), chv, shares, slot, epoch, timer)
                 : boot(record, el, chv, shares, slot, epoch, timer);
         entry.live(live);
@@ -92,8 +120,8 @@ final class BringUp {
     }
 
     /**
-     * A resume may start while its suspend's teardown still kills the previous VM (SandboxEntry): the virtiofsd and
-     * system-info steps overlap it, the rest waits for it. The wait is a span in the timings when there was one: it
+     * A resume may start while its suspend's teardown still kills the previous VM (SandboxEntry): only a network slot
+     * (whose host ports the old slot still holds) waits for it. The wait is a span in the timings when there was one: it
      * is no step (it cannot fail, and is no crash point of its own).
      */
     private static void awaitPreviousTeardown(SandboxEntry entry, StepTimer timer) {
@@ -101,6 +129,14 @@ final class BringUp {
         long start = System.nanoTime();
         entry.awaitVmGone();
         timer.span("previousTeardown", start, System.nanoTime());
+    }
+
+    private static void awaitQuietly(CompletableFuture<?> work) {
+        try {
+            work.join();
+        } catch (CompletionException | CancellationException e) {
+            // its failure is the operation's, reported by the caller
+        }
     }
 
     /** A slot with the sandbox's policy, released by the rollback after everything started later has stopped. */

@@ -30,7 +30,7 @@ public final class CloneOperation {
             if (pulled != null) timer.before("pull", pulled);
             timer.run("dirs", () -> SandboxDirs.create(layout, null, rollback));
             timer.run("durable", () -> SnapshotRestores.extractDurable(source, layout.durableDir()));
-        }, (record, layout, timer, rollback) -> timer.run("systemInfo", () -> context.systemInfo().regenerate(layout,
-                record.spec().systemInfoOrEmpty(), record.identity())), VmSource.restore(source));
+        }, (record, layout, timer, rollback) -> context.systemInfo().regenerate(layout, record.spec().systemInfoOrEmpty(),
+                record.identity()), VmSource.restore(source));
     }
 }

@@ -13,8 +13,8 @@ public final class CreateOperation {
     public OperationResult run(SandboxEntry entry) {
         return NewSandbox.bringUp(context, entry, Operation.CREATE,
                 (record, layout, timer, rollback) -> timer.run("dirs", () -> SandboxDirs.create(layout, record.spec().durableDirsOrEmpty(), rollback)),
-                (record, layout, timer, rollback) -> timer.run("systemInfo", () -> context.systemInfo().writeInitial(layout,
-                        record.spec().systemInfoOrEmpty(), record.identity())),
+                (record, layout, timer, rollback) -> context.systemInfo().writeInitial(layout, record.spec().systemInfoOrEmpty(),
+                        record.identity()),
                 VmSource.boot());
     }
 }

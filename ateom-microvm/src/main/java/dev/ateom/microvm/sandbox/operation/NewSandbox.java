@@ -29,13 +29,14 @@ final class NewSandbox {
 
     /**
      * @param preparation what must be on disk before virtiofsd starts (the dirs, a clone's durable dir)
-     * @param beside      what may be written while virtiofsd starts (system-info)
+     * @param beside      what may be written while virtiofsd starts (system-info): the bring-up's step {@code systemInfo}
      */
     static OperationResult bringUp(OperationContext context, SandboxEntry entry, Operation operation, Preparation preparation,
                                    Preparation beside, VmSource source) {
         SandboxRecord record = entry.record();
+        StepTimer timer = context.timer(operation);
         try {
-            context.transitions().created(entry);
+            timer.account(ResumeOperation.RECORDS, () -> context.transitions().created(entry));
         } catch (RuntimeException e) {
             // e.g. a full disk: without a record there is no sandbox, so nothing of it may stay
             context.store().deleteAllQuietly(record.id());
@@ -43,13 +44,12 @@ final class NewSandbox {
                     operation.wireName() + " failed: cannot persist the sandbox's record: " + Transitions.describe(e), e);
         }
         SandboxLayout layout = context.layout(record.id());
-        StepTimer timer = context.timer(operation);
         Rollback rollback = new Rollback();
         try {
             preparation.run(record, layout, timer, rollback);
             context.bringUp().run(entry, source, 1, timer, rollback, SandboxState.FAILED, () -> beside.run(record, layout, timer, rollback));
             rollback.clear();
-            return context.transitions().finish(entry, SandboxState.RUNNING, operation, timer, null);
+            return context.transitions().running(entry, operation, timer);
         } catch (RuntimeException e) {
             rollback.run(e);
             context.teardown().run(entry);

@@ -12,12 +12,13 @@ import dev.ateom.microvm.sandbox.SystemInfoVolumes;
 import dev.ateom.microvm.timing.OperationMetrics;
 import dev.ateom.microvm.timing.StepTimer;
 import dev.ateom.microvm.vm.SandboxLayout;
+import dev.ateom.virtiofsd.ShareSetsAhead;
 import dev.ateom.virtiofsd.VirtiofsdLauncher;
 
 /** What every operation works with, handed to each instead of calling back into the manager. */
 public record OperationContext(DaemonConfig config, SandboxStore store, VmStarter vms, HostTools tools,
                                SnapshotCatalog snapshots, SnapshotWriter snapshotWriter, SystemInfoVolumes systemInfo, GuestProbe probe, OperationMetrics metrics,
-                               Transitions transitions, SandboxNetworks networks) {
+                               Transitions transitions, SandboxNetworks networks, ShareSetsAhead sharesAhead) {
 
     /**
      * The virtiofsd launcher (waits for the start's probe of virtiofsd if it still runs); null when the host has no

@@ -89,6 +89,11 @@ public final class Recovery {
                 if (record.runtime() != null) {
                     cleanup(record, layout);
                     settle(entry, record);
+                } else {
+                    // a resume whose RESUMING a host crash lost (it is saved without an fsync) may have laid a restore dir
+                    if (Files.exists(layout.restoreRoot())) TreeRemoval.removeRecursively(layout.restoreRoot());
+                    // the sockets of virtiofsd started ahead for the next resume (they died with the daemon)
+                    TreeRemoval.removeRecursively(layout.epoch(record.epochs() + 1).dir());
                 }
             }
         }

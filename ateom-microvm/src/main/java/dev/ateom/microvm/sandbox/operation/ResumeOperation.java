@@ -8,6 +8,7 @@ import dev.ateom.microvm.sandbox.RestoreOptions;
 import dev.ateom.microvm.sandbox.Rollback;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.SandboxState;
+import dev.ateom.microvm.sandbox.SandboxStore.Durability;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
 import dev.ateom.microvm.sandbox.SnapshotRestores;
 import dev.ateom.microvm.timing.StepTimer;
@@ -21,6 +22,8 @@ import static java.lang.System.Logger.Level.INFO;
  * leaves the sandbox SUSPENDED and the resume can be retried.
  */
 public final class ResumeOperation {
+    /** The time the operation's record saves took, beside the steps in the answer's timings. */
+    static final String RECORDS = "records";
     private static final System.Logger LOG = System.getLogger(ResumeOperation.class.getName());
     private final OperationContext context;
     private final RestoreOptions options;
@@ -45,25 +48,30 @@ public final class ResumeOperation {
                 throw e.concerning(record.id(), record.state());
             }
         }
-        context.transitions().begin(entry, SandboxState.RESUMING, Operation.RESUME);
+        // a restarted daemon reads RESUMING without an fsync; the fsynced save is BringUp's, with the runtime
+        timer.account(RECORDS, () -> context.transitions().begin(entry, SandboxState.RESUMING, Operation.RESUME, Durability.SYNCED_AFTER));
         try {
             SnapshotCatalog.SnapshotHandle snapshot = timer.step("verify", () -> context.snapshots().openForRestore(record.latestSnapshotId()));
             DurableSyncMarker durable = new DurableSyncMarker(layout.sandboxDir());
             if (!durable.isInSyncWith(snapshot.id())) {
                 LOG.log(INFO, "durable dir of " + record.id() + " may be newer than snapshot " + snapshot.id() + ": laying it from the archive");
+                // a durable share started ahead serves the dir being replaced: it goes, and the bring-up starts its own
+                context.sharesAhead().discard(record.id());
                 timer.run("durable", () -> SnapshotRestores.replaceDurable(snapshot, layout.durableDir()));
                 durable.markInSyncWith(snapshot.id());
             }
             context.bringUp().run(entry, VmSource.restore(snapshot), record.epochs() + 1, timer, rollback, SandboxState.SUSPENDED,
-                    () -> timer.run("systemInfo", () -> context.systemInfo().regenerate(layout, record.spec().systemInfoOrEmpty(),
-                            record.identity())));
+                    () -> context.systemInfo().regenerate(layout, record.spec().systemInfoOrEmpty(), record.identity()));
             rollback.clear();
-            return context.transitions().finish(entry, SandboxState.RUNNING, Operation.RESUME, timer, null);
+            return context.transitions().running(entry, Operation.RESUME, timer);
         } catch (RuntimeException e) {
+            // first the previous VM's teardown (if still running): the record drops the runtime only once that is done,
+            // and the rollback then removes a restore root no VM uses any more
+            entry.awaitTeardown();
             rollback.run(e);
             entry.live(null);
-            // the record drops the runtime next: only once the previous VM's teardown (if still running) is done
-            entry.awaitTeardown();
+            // a failed resume leaves no process: not even virtiofsd started ahead that it did not get to claim
+            context.sharesAhead().discard(record.id());
             throw context.transitions().returnedTo(entry, SandboxState.SUSPENDED, Operation.RESUME, timer, e,
                     "the sandbox is still suspended; the resume can be retried");
         }

@@ -2,10 +2,13 @@ package dev.ateom.microvm.sandbox.operation;
 
 import dev.ateom.microvm.logging.LogContext;
 import dev.ateom.microvm.sandbox.Operation;
+import dev.ateom.microvm.sandbox.SandboxRecord;
+import dev.ateom.microvm.sandbox.SandboxState;
 import dev.ateom.microvm.sandbox.TreeRemoval;
 import dev.ateom.microvm.sandbox.VmRuntime;
 import dev.ateom.microvm.timing.CrashPoints;
 import dev.ateom.microvm.vm.SandboxLayout;
+import dev.ateom.virtiofsd.VirtiofsdLauncher;
 
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
@@ -57,11 +60,12 @@ final class Teardown {
             try (var log = LogContext.with("sandbox", id)) {
                 CrashPoints.before(Operation.SUSPEND.wireName(), "teardown");
                 long start = System.nanoTime();
+                startNextSharesAhead(entry, layout);
                 if (live != null || runtime != null) {
                     // first, since unlinking hard links does not disturb a VM that still maps them; only this epoch's:
                     // a resume that did not wait lays its own beside it, once vmGone (so never while the root goes)
                     removeQuietly(layout.restoreDir(live != null ? live.epoch() : runtime.epoch()));
-                    removeIfEmpty(layout.restoreRoot());
+                    removeRestoreRootUnlessResuming(entry, layout);
                 }
                 stop(layout, live, runtime);
                 vmGone.complete(null);
@@ -78,9 +82,36 @@ final class Teardown {
         });
     }
 
-    /** Delete, and a failed create, clone or suspend: at once, under the operation's lock; every restore dir goes. */
+    /**
+     * The next resume's three virtiofsd, started now within the budget (ShareSetsAhead), in the next epoch's run dir:
+     * that resume claims them instead of waiting for their start. Only while the record is SUSPENDED, on the entry's
+     * monitor, which the resume's RESUMING also takes: a resume that has begun starts its own. Never throws.
+     */
+    private void startNextSharesAhead(SandboxEntry entry, SandboxLayout layout) {
+        try {
+            synchronized (entry) {
+                SandboxRecord record = entry.record();
+                if (record.state() != SandboxState.SUSPENDED || SpeedBaseline.active() || !context.sharesAhead().enabled()) return;
+                VirtiofsdLauncher launcher = context.virtiofsd();
+                if (launcher == null) return;
+                SandboxLayout.EpochLayout next = layout.epoch(record.epochs() + 1);
+                TreeRemoval.removeRecursively(next.dir());
+                Files.createDirectories(next.dir());
+                context.sharesAhead().startAhead(record.id(), launcher, context.vms().shareSpecs(record, layout, next));
+            }
+        } catch (IOException | RuntimeException e) {
+            LOG.log(WARNING, "starting the next virtiofsd of " + layout.sandboxId() + " ahead failed (the resume starts its own): "
+                    + e.getMessage());
+        }
+    }
+
+    /**
+     * Delete, and a failed create, clone or suspend: at once, under the operation's lock; every restore dir goes, and
+     * the virtiofsd started ahead for a next resume.
+     */
     void run(SandboxEntry entry) {
         SandboxLayout layout = context.layout(entry.record().id());
+        context.sharesAhead().discard(entry.record().id());
         LiveVm live = entry.live();
         entry.live(null);
         stop(layout, live, entry.record().runtime());
@@ -141,6 +172,16 @@ final class Teardown {
             TreeRemoval.removeRecursively(dir);
         } catch (RuntimeException e) {
             LOG.log(WARNING, "removing " + dir + " failed: " + e.getMessage());
+        }
+    }
+
+    /**
+     * The restore root goes with the last restore dir, but not once a resume has begun: that resume lays its own in it
+     * without waiting for this teardown. On the entry's monitor, which the resume's change of state also holds.
+     */
+    private static void removeRestoreRootUnlessResuming(SandboxEntry entry, SandboxLayout layout) {
+        synchronized (entry) {
+            if (entry.record().state() == SandboxState.SUSPENDED) removeIfEmpty(layout.restoreRoot());
         }
     }
 

@@ -10,6 +10,7 @@ import dev.ateom.microvm.sandbox.SandboxException;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.SandboxState;
 import dev.ateom.microvm.sandbox.SandboxStore;
+import dev.ateom.microvm.sandbox.SandboxStore.Durability;
 import dev.ateom.microvm.sandbox.VmRuntime;
 import dev.ateom.microvm.timing.OperationMetrics;
 import dev.ateom.microvm.timing.StepTimer;
@@ -41,12 +42,20 @@ public final class Transitions {
         this.events = events;
     }
 
-    /** Persists {@code updated} and makes it the entry's record; a change of state is an event. */
+    /** Persists {@code updated}, fsynced, and makes it the entry's record; a change of state is an event. */
     void apply(SandboxEntry entry, SandboxRecord updated) {
+        apply(entry, updated, Durability.SYNCED);
+    }
+
+    /**
+     * As {@link #apply(SandboxEntry, SandboxRecord)}, saved as durably as {@code durability} says: a restarted daemon
+     * reads it either way (docs/decisions.md, "Resume and clone at the hypervisor's speed", says which saves fsync).
+     */
+    void apply(SandboxEntry entry, SandboxRecord updated, Durability durability) {
         // on the entry's monitor: a suspend's teardown thread also writes the record (tornDown), beside a resume's
         synchronized (entry) {
             SandboxRecord before = entry.record();
-            store.save(updated);
+            store.save(updated, SpeedBaseline.active() ? Durability.SYNCED : durability);
             entry.record(updated);
             if (before.state() != updated.state()) {
                 events.publish(SandboxEvent.stateChanged(updated.id(), before.state(), updated.state(), updated.lastOperation()));
@@ -67,10 +76,13 @@ public final class Transitions {
                 + "only with its lease");
     }
 
-    /** A new sandbox (create or clone) is persisted, CREATING, before anything of it is made. */
+    /**
+     * A new sandbox (create or clone) is persisted, CREATING, before anything of it is made; fsynced right after (a
+     * host crash kills every VM anyway; the fsynced save is the one with the runtime, before the VM runs).
+     */
     void created(SandboxEntry entry) {
         SandboxRecord record = entry.record();
-        apply(entry, record);
+        apply(entry, record, Durability.SYNCED_AFTER);
         events.publish(SandboxEvent.stateChanged(record.id(), null, record.state(), record.lastOperation()));
         LOG.log(INFO, record.lastOperation().wireName() + " sandbox " + record.id() + " as " + record.identity().namespace() + "/"
                 + record.identity().name() + (record.sourceSnapshotId() != null ? " from snapshot " + record.sourceSnapshotId() : ""));
@@ -78,7 +90,12 @@ public final class Transitions {
 
     /** The operation starts: the sandbox enters its transitional state, keeping the last timings until new ones exist. */
     void begin(SandboxEntry entry, SandboxState state, Operation operation) {
-        apply(entry, entry.record().withState(state).withOperation(operation, entry.record().lastTimingsMs()));
+        begin(entry, state, operation, Durability.SYNCED);
+    }
+
+    /** As {@link #begin(SandboxEntry, SandboxState, Operation)}, saved as durably as {@code durability} says. */
+    void begin(SandboxEntry entry, SandboxState state, Operation operation, Durability durability) {
+        apply(entry, entry.record().withState(state).withOperation(operation, entry.record().lastTimingsMs()), durability);
     }
 
     /**
@@ -92,7 +109,15 @@ public final class Transitions {
 
     /** The operation succeeded: its end state with the step timings; a sandbox that is not running has no runtime. */
     OperationResult finish(SandboxEntry entry, SandboxState state, Operation operation, StepTimer timer, String snapshotId) {
-        return finish(entry, state, operation, timer, snapshotId, state == SandboxState.RUNNING);
+        return finish(entry, state, operation, timer, snapshotId, state == SandboxState.RUNNING, Durability.SYNCED);
+    }
+
+    /**
+     * A bring-up (create, clone, resume) succeeded: RUNNING, fsynced right after the answer. A restarted daemon reads it
+     * either way; only a host crash can lose it, and that kills the VM, which then has nothing to adopt.
+     */
+    OperationResult running(SandboxEntry entry, Operation operation, StepTimer timer) {
+        return finish(entry, SandboxState.RUNNING, operation, timer, null, true, Durability.SYNCED_AFTER);
     }
 
     /**
@@ -100,7 +125,7 @@ public final class Transitions {
      * runtime kept until {@link #tornDown}, so a crash in between leaves recovery the processes to kill.
      */
     OperationResult suspendedBeforeTeardown(SandboxEntry entry, StepTimer timer, String snapshotId) {
-        return finish(entry, SandboxState.SUSPENDED, Operation.SUSPEND, timer, snapshotId, true);
+        return finish(entry, SandboxState.SUSPENDED, Operation.SUSPEND, timer, snapshotId, true, Durability.SYNCED);
     }
 
     /**
@@ -118,11 +143,11 @@ public final class Transitions {
     }
 
     private OperationResult finish(SandboxEntry entry, SandboxState state, Operation operation, StepTimer timer, String snapshotId,
-                                   boolean keepRuntime) {
+                                   boolean keepRuntime, Durability durability) {
         Map<String, Long> timings = timer.timings();
         SandboxRecord updated = entry.record().withState(state).withOperation(operation, timings).idleCountedFrom(Instant.now());
         if (!keepRuntime) updated = updated.withRuntime(null);
-        apply(entry, updated);
+        apply(entry, updated, durability);
         metrics.record(operation.wireName(), true, timer.elapsedSeconds());
         events.publish(SandboxEvent.operationFinished(updated.id(), state, operation, timings, snapshotId, null));
         LOG.log(INFO, operation.wireName() + " of sandbox " + updated.id() + " done in " + timings.get("total") + " ms " + timings);

@@ -21,6 +21,7 @@ import dev.ateom.microvm.vm.VmmPool;
 import dev.ateom.virtiofsd.ShareKind;
 import dev.ateom.virtiofsd.ShareOptions;
 import dev.ateom.virtiofsd.ShareSet;
+import dev.ateom.virtiofsd.ShareSetsAhead;
 import dev.ateom.virtiofsd.ShareSpec;
 
 import java.io.IOException;
@@ -33,6 +34,7 @@ import java.util.List;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
+import java.util.OptionalInt;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -51,25 +53,33 @@ public final class VmStarter {
     private final HostTools tools;
     private final VmmPool pool;
     private final VmmJailer jailer;
+    private final ShareSetsAhead sharesAhead;
 
-    public VmStarter(DaemonConfig config, SnapshotCatalog snapshots, HostTools tools, VmmPool pool, VmmJailer jailer) {
+    public VmStarter(DaemonConfig config, SnapshotCatalog snapshots, HostTools tools, VmmPool pool, VmmJailer jailer,
+            ShareSetsAhead sharesAhead) {
         this.pool = pool;
         this.jailer = jailer;
+        this.sharesAhead = sharesAhead;
         this.config = config;
         this.snapshots = snapshots;
         this.tools = tools;
     }
 
-    /** The epoch's run dir, empty; earlier boots' dirs hold only logs by now and go, so the run dir does not grow. */
-    SandboxLayout.EpochLayout prepareEpoch(SandboxLayout layout, int epoch, Rollback rollback) {
+    /**
+     * The epoch's run dir, empty; earlier boots' dirs hold only logs by now and go, so the run dir does not grow, but
+     * for {@code retiring}: the epoch whose VM a suspend's teardown is still stopping, whose sockets name what may run;
+     * with {@code serving}, the epoch's dir is kept as it is: the virtiofsd started ahead for it serve there.
+     */
+    SandboxLayout.EpochLayout prepareEpoch(SandboxLayout layout, int epoch, OptionalInt retiring, boolean serving, Rollback rollback) {
         SandboxLayout.EpochLayout el = layout.epoch(epoch);
+        Path kept = retiring.isPresent() ? layout.epoch(retiring.getAsInt()).dir() : null;
         try {
             if (Files.isDirectory(layout.runDir())) {
                 try (var dirs = Files.list(layout.runDir())) {
-                    dirs.filter(d -> !d.equals(el.dir())).forEach(TreeRemoval::removeRecursively);
+                    dirs.filter(d -> !d.equals(el.dir()) && !d.equals(kept)).forEach(TreeRemoval::removeRecursively);
                 }
             }
-            TreeRemoval.removeRecursively(el.dir());
+            if (!serving) TreeRemoval.removeRecursively(el.dir());
             PrivateDirs.ensure(layout.runDir());
             Files.createDirectories(el.dir());
         } catch (IOException e) {
@@ -87,11 +97,19 @@ public final class VmStarter {
                 ShareSpec.inRunDir(record.id(), ShareKind.SYSTEM_INFO, layout.systemInfoDir(), el.dir(), options));
     }
 
+    /**
+     * The shares a suspend's teardown started ahead for this epoch ({@link ShareSetsAhead}), once they serve, if they
+     * are exactly {@code specs} and all still run; otherwise empty, and the caller starts its own.
+     */
+    Optional<ShareSet> claimStartedAhead(String sandboxId, List<ShareSpec> specs) {
+        return sharesAhead.claim(sandboxId, specs);
+    }
+
     /** Starts the shares together; a share that fails stops the others before this throws. */
     ShareSet startShares(List<ShareSpec> specs) { return ShareSet.start(tools.virtiofsdLauncher(), specs); }
 
-    /** The shares once started, or the start's own failure. */
-    static ShareSet awaitStarted(CompletableFuture<ShareSet> starting) {
+    /** The result of work started beside (the shares once started), or that work's own failure. */
+    static <T> T awaitStarted(CompletableFuture<T> starting) {
         try {
             return starting.join();
         } catch (CompletionException e) {

@@ -1,0 +1,146 @@
+package dev.ateom.microvm.sandbox;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import dev.ateom.microvm.config.ConfigOption;
+import dev.ateom.microvm.timing.FailPoints;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code --virtiofsd-ahead}: a suspend's teardown starts the next epoch's three virtiofsd, the next resume claims them
+ * instead of starting its own; a failed resume, a delete and a durable dir laid again leave none of them running.
+ * Against an in-process daemon with the stand-in's {@code none} backend (real vhost-user connections to real virtiofsd).
+ */
+class VirtiofsdAheadTest {
+    @RegisterExtension
+    static final DaemonExtension daemon = DaemonExtension.withFlags(Map.of(ConfigOption.VIRTIOFSD_AHEAD, "2"));
+
+    @AfterEach
+    void disarm() {
+        FailPoints.disarmAll();
+    }
+
+    @Test
+    void theNextResumeClaimsTheVirtiofsdItsSuspendStartedAhead() throws Exception {
+        daemon.createOk(daemon.spec("ah-claim", "ah-claim"));
+        Files.writeString(daemon.stateDir().resolve("sandboxes/ah-claim/durable/data/notes.txt"), "before suspend");
+        suspend("ah-claim");
+        Set<Long> ahead = awaitServingAhead("ah-claim", 2);
+
+        var resumed = daemon.post("/v1/sandboxes/ah-claim/resume", "{}");
+
+        assertThat(resumed.status()).as(resumed.body().toString()).isEqualTo(200);
+        JsonNode runtime = resumed.body().path("sandbox").path("runtime");
+        assertThat(runtime.path("epoch").asInt()).isEqualTo(2);
+        assertThat(sharePids(runtime)).as("the shares the resume runs on are those started ahead").hasSize(3).isSubsetOf(ahead);
+        assertThat(Files.readString(daemon.stateDir().resolve("sandboxes/ah-claim/durable/data/notes.txt"))).isEqualTo("before suspend");
+        assertOnlyProcessesOf(runtime);
+        assertThat(daemon.delete("/v1/sandboxes/ah-claim?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    @Test
+    void aFailedResumeLeavesTheSandboxSuspendedWithNoVirtiofsdStartedAheadLeft() throws Exception {
+        daemon.createOk(daemon.spec("ah-fail", "ah-fail"));
+        // before the claim (its virtiofsd stay unclaimed), then after it (the claimed ones are in the rollback)
+        for (String point : new String[] {"resume.verify", "resume.vmRestore"}) {
+            suspend("ah-fail");
+            int epoch = daemon.get("/v1/sandboxes/ah-fail").body().path("epochs").asInt() + 1;
+            awaitServingAhead("ah-fail", epoch);
+            FailPoints.failOnce(point);
+
+            var failed = daemon.post("/v1/sandboxes/ah-fail/resume", "{}");
+
+            assertThat(failed.status()).as(failed.body().toString()).isEqualTo(500);
+            assertThat(daemon.get("/v1/sandboxes/ah-fail").body().path("state").asText()).isEqualTo("SUSPENDED");
+            daemon.awaitPoolFull();
+            assertThat(TestTools.leakedChildren()).as("processes after a failed resume at %s", point).isEmpty();
+            assertThat(sockets(daemon.runDir().resolve("ah-fail"))).as("sockets after a failed resume at %s", point).isEmpty();
+            assertThat(daemon.post("/v1/sandboxes/ah-fail/resume", "{}").status()).as("a retry").isEqualTo(200);
+        }
+        assertThat(daemon.delete("/v1/sandboxes/ah-fail?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    @Test
+    void deletingASuspendedSandboxStopsItsVirtiofsdStartedAhead() throws Exception {
+        daemon.createOk(daemon.spec("ah-del", "ah-del"));
+        suspend("ah-del");
+        awaitServingAhead("ah-del", 2);
+
+        assertThat(daemon.delete("/v1/sandboxes/ah-del?deleteSnapshots=true").status()).isEqualTo(204);
+
+        daemon.awaitPoolFull();
+        assertThat(TestTools.leakedChildren()).isEmpty();
+        assertThat(daemon.runDir().resolve("ah-del")).doesNotExist();
+    }
+
+    @Test
+    void aResumeThatLaysTheDurableDirAgainStartsItsOwnVirtiofsd() throws Exception {
+        daemon.createOk(daemon.spec("ah-lay", "ah-lay"));
+        suspend("ah-lay");
+        Set<Long> ahead = awaitServingAhead("ah-lay", 2);
+        // the durable dir may be newer than the snapshot: the resume replaces it, which a share serving it cannot follow
+        Files.delete(daemon.stateDir().resolve("sandboxes/ah-lay/durable.synced"));
+
+        var resumed = daemon.post("/v1/sandboxes/ah-lay/resume", "{}");
+
+        assertThat(resumed.status()).as(resumed.body().toString()).isEqualTo(200);
+        assertThat(resumed.body().path("timingsMs").has("durable")).isTrue();
+        JsonNode runtime = resumed.body().path("sandbox").path("runtime");
+        assertThat(sharePids(runtime)).hasSize(3).doesNotContainAnyElementsOf(ahead);
+        assertOnlyProcessesOf(runtime);
+        assertThat(daemon.delete("/v1/sandboxes/ah-lay?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    private static void suspend(String id) throws Exception {
+        var suspended = daemon.post("/v1/sandboxes/" + id + "/suspend", "{}");
+        assertThat(suspended.status()).as(suspended.body().toString()).isEqualTo(200);
+        daemon.awaitTeardowns();
+    }
+
+    /**
+     * The virtiofsd processes (and their sandbox children) serving the epoch's three sockets, once the three sockets
+     * exist; bounded, since a start of three takes well under a second even on a loaded host.
+     */
+    private static Set<Long> awaitServingAhead(String id, int epoch) throws Exception {
+        Path dir = daemon.runDir().resolve(id).resolve("e" + epoch);
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (sockets(dir).size() < 3) {
+            assertThat(System.nanoTime()).as("three virtiofsd listening in %s within 60 s", dir).isLessThan(deadline);
+            Thread.sleep(5);
+        }
+        return ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)
+                .filter(p -> p.info().commandLine().orElse("").contains(dir.toString()))
+                .map(ProcessHandle::pid).collect(Collectors.toSet());
+    }
+
+    private static Set<Path> sockets(Path dir) throws Exception {
+        if (!Files.isDirectory(dir)) return Set.of();
+        try (var files = Files.walk(dir)) {
+            return files.filter(p -> p.getFileName().toString().endsWith(".sock")).collect(Collectors.toSet());
+        }
+    }
+
+    private static Set<Long> sharePids(JsonNode runtime) {
+        Set<Long> pids = new HashSet<>();
+        runtime.path("shares").forEach(share -> pids.add(share.path("pid").asLong()));
+        return pids;
+    }
+
+    /** Nothing runs but the sandbox's own CHV and virtiofsd (and the pool's idle members). */
+    private static void assertOnlyProcessesOf(JsonNode runtime) throws Exception {
+        Set<Long> owned = sharePids(runtime);
+        owned.add(runtime.path("chvPid").asLong());
+        daemon.awaitPoolFull();
+        assertThat(TestTools.leakedChildrenBesides(owned)).isEmpty();
+    }
+}

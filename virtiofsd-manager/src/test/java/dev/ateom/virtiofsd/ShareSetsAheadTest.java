@@ -1,0 +1,148 @@
+package dev.ateom.virtiofsd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/** Share sets started ahead of their claim, with the real virtiofsd: handed out once, matched, bounded, never leaked. */
+class ShareSetsAheadTest {
+
+    private static LauncherUnderTest fixture;
+    private static Path base;
+    private static VirtiofsdLauncher launcher;
+
+    @BeforeAll
+    static void createLauncher() throws IOException {
+        fixture = LauncherUnderTest.open("vfsd-ahead");
+        base = fixture.base();
+        launcher = fixture.launcher();
+    }
+
+    @AfterAll
+    static void nothingLeaked() throws IOException {
+        fixture.closeAndCheckNothingLeaked();
+    }
+
+    /** The three shares of one sandbox, in a fresh dir. */
+    private static List<ShareSpec> specs(String sandbox) throws IOException {
+        Path dir = Files.createTempDirectory(base, sandbox);
+        Path run = Files.createDirectories(dir.resolve("run"));
+        Map<ShareKind, Path> dirs = new EnumMap<>(ShareKind.class);
+        for (ShareKind kind : ShareKind.values()) dirs.put(kind, Files.createDirectories(dir.resolve(kind.shortName())));
+        return ShareSet.specs(sandbox, dirs, run, ShareOptions.DEFAULT);
+    }
+
+    @Test
+    void aClaimWithTheSameSpecsGetsTheSetServingOnceAndASecondClaimGetsNothing() throws Exception {
+        try (ShareSetsAhead ahead = new ShareSetsAhead(2)) {
+            List<ShareSpec> specs = specs("sb-a");
+            assertThat(ahead.startAhead("sb-a", launcher, specs)).isTrue();
+
+            Optional<ShareSet> claimed = ahead.claim("sb-a", specs);
+
+            assertThat(claimed).isPresent();
+            for (VirtiofsdProcess process : claimed.get().processes().values()) {
+                assertThat(process.isAlive()).isTrue();
+                try (VhostUserFrontend frontend = VhostUserFrontend.connect(process.socketPath())) {
+                    assertThat(frontend.getFeatures() & VhostUserFrontend.PROTOCOL_FEATURES_BIT).as(process.toString()).isNotZero();
+                }
+            }
+            assertThat(ahead.claim("sb-a", specs)).as("handed out once").isEmpty();
+            assertThat(ahead.size()).isZero();
+            claimed.get().kill();
+        }
+    }
+
+    @Test
+    void aClaimWithOtherSpecsGetsNothingAndTheSetIsKilled() throws Exception {
+        try (ShareSetsAhead ahead = new ShareSetsAhead(2)) {
+            List<ShareSpec> specs = specs("sb-b");
+            ahead.startAhead("sb-b", launcher, specs);
+
+            assertThat(ahead.claim("sb-b", specs("sb-b"))).isEmpty();
+
+            assertThat(ProcessLeaks.mentioning(specs.getFirst().socketPath().getParent())).isEmpty();
+        }
+    }
+
+    @Test
+    void aSetWithAShareThatExitedIsNotHandedOutAndTheRestIsKilled() throws Exception {
+        try (ShareSetsAhead ahead = new ShareSetsAhead(2)) {
+            List<ShareSpec> specs = specs("sb-c");
+            ahead.startAhead("sb-c", launcher, specs);
+            awaitStartEnded(ahead, "sb-c");
+            // started and serving, then one share dies before the claim: a crash the claimant must not inherit
+            Path durableSocket = specs.stream().filter(s -> s.kind() == ShareKind.DURABLE).findFirst().orElseThrow().socketPath();
+            List<LinuxProcess> durable = LinuxProcess.all().stream().filter(p -> p.isVirtiofsdServing(durableSocket)).toList();
+            assertThat(durable).isNotEmpty();
+            durable.forEach(p -> ProcessHandle.of(p.pid()).ifPresent(ProcessHandle::destroyForcibly));
+            awaitGone(durable);
+
+            assertThat(ahead.claim("sb-c", specs)).isEmpty();
+
+            assertThat(ProcessLeaks.mentioning(specs.getFirst().socketPath().getParent())).isEmpty();
+        }
+    }
+
+    @Test
+    void theBudgetBoundsTheSetsTheOldestMakingRoomAndCloseKillsTheRest() throws Exception {
+        List<ShareSpec> first = specs("sb-d1");
+        List<ShareSpec> second = specs("sb-d2");
+        List<ShareSpec> third = specs("sb-d3");
+        ShareSetsAhead ahead = new ShareSetsAhead(2);
+        ahead.startAhead("sb-d1", launcher, first);
+        ahead.startAhead("sb-d2", launcher, second);
+        ahead.startAhead("sb-d3", launcher, third);
+
+        assertThat(ahead.size()).isEqualTo(2);
+        assertThat(ProcessLeaks.mentioning(first.getFirst().socketPath().getParent())).as("the oldest made room").isEmpty();
+        ahead.close();
+
+        assertThat(ahead.startAhead("sb-d4", launcher, specs("sb-d4"))).as("closed").isFalse();
+        for (List<ShareSpec> specs : List.of(second, third)) {
+            assertThat(ProcessLeaks.mentioning(specs.getFirst().socketPath().getParent())).isEmpty();
+        }
+    }
+
+    @Test
+    void aBudgetOfZeroStartsNothingAndDiscardKills() throws Exception {
+        try (ShareSetsAhead none = new ShareSetsAhead(0); ShareSetsAhead one = new ShareSetsAhead(1)) {
+            assertThat(none.enabled()).isFalse();
+            assertThat(one.enabled()).isTrue();
+            assertThat(none.startAhead("sb-e", launcher, specs("sb-e"))).isFalse();
+            List<ShareSpec> specs = specs("sb-f");
+            one.startAhead("sb-f", launcher, specs);
+
+            one.discard("sb-f");
+
+            assertThat(one.size()).isZero();
+            assertThat(ProcessLeaks.mentioning(specs.getFirst().socketPath().getParent())).isEmpty();
+        }
+    }
+
+    /** Bounded: a start of three virtiofsd takes well under a second even on a loaded host. */
+    private static void awaitStartEnded(ShareSetsAhead ahead, String key) throws InterruptedException {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (!ahead.startEnded(key)) {
+            assertThat(System.nanoTime()).as("the start ends within 60 s").isLessThan(deadline);
+            Thread.sleep(5);
+        }
+    }
+
+    private static void awaitGone(List<LinuxProcess> processes) throws InterruptedException {
+        long deadline = System.nanoTime() + 30_000_000_000L;
+        while (processes.stream().anyMatch(p -> LinuxProcess.read(p.pid()).filter(q -> !q.isZombie()).isPresent())) {
+            assertThat(System.nanoTime()).as("killed within 30 s").isLessThan(deadline);
+            Thread.sleep(5);
+        }
+    }
+}
