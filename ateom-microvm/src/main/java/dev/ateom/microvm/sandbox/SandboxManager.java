@@ -25,10 +25,6 @@ import dev.ateom.microvm.sandbox.operation.Transitions;
 import dev.ateom.microvm.sandbox.operation.VmStarter;
 import dev.ateom.microvm.timing.OperationMetrics;
 import dev.ateom.microvm.timing.OperationProgress;
-import dev.ateom.microvm.vm.VmmPool;
-import dev.ateom.microvm.jail.VmmJailer;
-import dev.ateom.virtiofsd.ShareSetsAhead;
-import io.prometheus.metrics.core.metrics.GaugeWithCallback;
 import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 import java.nio.file.Path;
@@ -52,8 +48,6 @@ public final class SandboxManager implements AutoCloseable {
     private LeaseKeeper leases = new LeaseKeeper(SandboxLeases.NONE);
     /** Bounds the restores a fork runs at once (each restore reads a whole memory image and starts four processes). */
     private final Semaphore restoreSlots;
-    private final VmmPool pool;
-    private final ShareSetsAhead sharesAhead;
     private final IdleTimeouts idleTimeouts;
 
     public SandboxManager(DaemonConfig config, SandboxStore store, SnapshotCatalog snapshots, SnapshotWriter snapshotWriter,
@@ -61,17 +55,8 @@ public final class SandboxManager implements AutoCloseable {
                           PrometheusRegistry registry) {
         OperationMetrics metrics = new OperationMetrics(registry, sandboxes::countByState, () -> orphanDirs().size());
         // the pool fills only when every tool is there (startVmmPool), which the background probe of virtiofsd tells later
-        // the pool's members are unjailed processes: with the jail on every VMM is started in its own jail instead
-        this.pool = VmmPool.start(config.runDir(), tools.hypervisor().resolved(),
-                config.childrenDieWithDaemon() && !config.jail().enabled() ? config.vmmPool() : 0, registry);
-        VmmJailer jailer = VmmJailer.start(config.jail(), config.stateDir(), config.runDir(), tools.hypervisor().resolved());
-        GaugeWithCallback.builder().name("ateom_sandbox_cgroup_memory_bytes")
-                .help("Memory a running sandbox's cgroup uses now (its jailed cloud-hypervisor and virtiofsd)").labelNames("sandbox")
-                .callback(cb -> jailer.memoryUsage().forEach((id, bytes) -> cb.call(bytes, id))).register(registry);
-        // like the pool: only processes that die with the daemon may be started for nobody yet (recovery finds no record of them)
-        this.sharesAhead = new ShareSetsAhead(config.childrenDieWithDaemon() ? config.virtiofsdAhead() : 0);
-        this.context = new OperationContext(config, store, new VmStarter(config, snapshots, tools, pool, jailer, sharesAhead), tools,
-                snapshots, snapshotWriter, systemInfo, probe, metrics, new Transitions(store, metrics, events), networks, sharesAhead);
+        this.context = new OperationContext(config, store, VmStarter.start(config, snapshots, tools, registry), tools, snapshots,
+                snapshotWriter, systemInfo, probe, metrics, new Transitions(store, metrics, events), networks);
         this.tools = tools;
         this.admission = new NewSandboxAdmission(HostPathPolicy.of(config), snapshots, networks, config.idleMinimum());
         this.restoreSlots = new Semaphore(config.maxParallelRestores(), true);
@@ -244,7 +229,7 @@ public final class SandboxManager implements AutoCloseable {
      */
     public void startVmmPool() {
         tools.afterVirtiofsdProbe(() -> {
-            if (tools.ready()) pool.startFilling();
+            if (tools.ready()) context.vms().startPoolFilling();
         });
     }
 
@@ -253,8 +238,6 @@ public final class SandboxManager implements AutoCloseable {
         idleTimeouts.close(); // first: no idle action races the suspends of the stop
         DaemonStop.run(sandboxes.entries(), context.config().childrenDieWithDaemon(), this::suspend);
         leases.close(); // the suspends' give-backs, before the store closes
-        pool.close();
-        sharesAhead.close(); // after the suspends: what their teardowns started ahead goes too
-        context.vms().jailer().close();
+        context.vms().close(); // after the suspends: what their teardowns started ahead goes too
     }
 }

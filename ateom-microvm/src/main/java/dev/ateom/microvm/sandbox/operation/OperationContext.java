@@ -18,13 +18,16 @@ import dev.ateom.virtiofsd.VirtiofsdLauncher;
 /** What every operation works with, handed to each instead of calling back into the manager. */
 public record OperationContext(DaemonConfig config, SandboxStore store, VmStarter vms, HostTools tools,
                                SnapshotCatalog snapshots, SnapshotWriter snapshotWriter, SystemInfoVolumes systemInfo, GuestProbe probe, OperationMetrics metrics,
-                               Transitions transitions, SandboxNetworks networks, ShareSetsAhead sharesAhead) {
+                               Transitions transitions, SandboxNetworks networks) {
 
     /**
      * The virtiofsd launcher (waits for the start's probe of virtiofsd if it still runs); null when the host has no
      * usable virtiofsd (then no VM was ever started, and none is to be cleaned).
      */
     VirtiofsdLauncher virtiofsd() { return tools.virtiofsdLauncher(); }
+
+    /** The virtiofsd a suspend's teardown starts for the sandbox's next resume. */
+    ShareSetsAhead sharesAhead() { return vms.sharesAhead(); }
 
     SandboxLayout layout(String sandboxId) { return SandboxLayout.of(config, sandboxId); }
 

@@ -23,6 +23,8 @@ import dev.ateom.virtiofsd.ShareOptions;
 import dev.ateom.virtiofsd.ShareSet;
 import dev.ateom.virtiofsd.ShareSetsAhead;
 import dev.ateom.virtiofsd.ShareSpec;
+import io.prometheus.metrics.core.metrics.GaugeWithCallback;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -63,6 +65,36 @@ public final class VmStarter {
         this.config = config;
         this.snapshots = snapshots;
         this.tools = tools;
+    }
+
+    /**
+     * The starter with what it owns: the warm VMM pool (filled later, {@link #startPoolFilling}), the jails and the
+     * virtiofsd started ahead, each sized by the options and registered in {@code registry}'s metrics.
+     */
+    public static VmStarter start(DaemonConfig config, SnapshotCatalog snapshots, HostTools tools, PrometheusRegistry registry) {
+        // the pool's members are unjailed processes: with the jail on every VMM is started in its own jail instead
+        VmmPool pool = VmmPool.start(config.runDir(), tools.hypervisor().resolved(),
+                config.childrenDieWithDaemon() && !config.jail().enabled() ? config.vmmPool() : 0, registry);
+        VmmJailer jailer = VmmJailer.start(config.jail(), config.stateDir(), config.runDir(), tools.hypervisor().resolved());
+        GaugeWithCallback.builder().name("ateom_sandbox_cgroup_memory_bytes")
+                .help("Memory a running sandbox's cgroup uses now (its jailed cloud-hypervisor and virtiofsd)").labelNames("sandbox")
+                .callback(cb -> jailer.memoryUsage().forEach((id, bytes) -> cb.call(bytes, id))).register(registry);
+        // like the pool: only processes that die with the daemon may be started for nobody yet (recovery finds no record of them)
+        ShareSetsAhead sharesAhead = new ShareSetsAhead(config.childrenDieWithDaemon() ? config.virtiofsdAhead() : 0);
+        return new VmStarter(config, snapshots, tools, pool, jailer, sharesAhead);
+    }
+
+    /** The warm pool starts filling (once the API answers and every tool is there). */
+    public void startPoolFilling() { pool.startFilling(); }
+
+    /** The virtiofsd a suspend's teardown starts for the sandbox's next resume. */
+    ShareSetsAhead sharesAhead() { return sharesAhead; }
+
+    /** At the daemon's stop, after the suspends: the pool, what their teardowns started ahead, the jails. */
+    public void close() {
+        pool.close();
+        sharesAhead.close();
+        jailer.close();
     }
 
     /**
