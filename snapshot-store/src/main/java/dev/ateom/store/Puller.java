@@ -286,8 +286,9 @@ final class Puller {
         }
     }
 
-    /** Pulled files are committed-snapshot files: read-only, like the snapshot module leaves its own. */
+    /** Pulled files are committed-snapshot files: read-only for all, like the snapshot module leaves its own (0444). */
     private static void makeReadOnly(Path path) throws IOException {
-        Files.setPosixFilePermissions(path, Set.of(PosixFilePermission.OWNER_READ));
+        Files.setPosixFilePermissions(path, Set.of(PosixFilePermission.OWNER_READ, PosixFilePermission.GROUP_READ,
+                PosixFilePermission.OTHERS_READ));
     }
 }

@@ -189,8 +189,13 @@ public final class SnapshotStaging implements AutoCloseable {
         }
     }
 
-    /** A committed snapshot is immutable; clones hard-link its files, so the mode says so too. */
+    /**
+     * A committed snapshot is immutable; clones hard-link its files, so the mode says so too. Readable by all: a jailed
+     * VMM restores it under a uid of its own, and a mode added at restore would change every hard link of the committed
+     * file (one host's copy would differ from another's). Who can reach the files is decided above them: the state dir
+     * is 0700, and a jailed VMM sees only the restore dir bind-mounted into its root.
+     */
     private static void makeReadOnly(Path path) throws IOException {
-        Files.setAttribute(path, "unix:mode", 0400, LinkOption.NOFOLLOW_LINKS);
+        Files.setAttribute(path, "unix:mode", 0444, LinkOption.NOFOLLOW_LINKS);
     }
 }

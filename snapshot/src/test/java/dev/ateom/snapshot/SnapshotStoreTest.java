@@ -37,7 +37,7 @@ class SnapshotStoreTest {
         assertThat(manifest.durableArchive().entries()).isEqualTo(5); // ./ data/ data/notes.txt data/sub/ data/sub/more
         assertThat(manifest.files()).extracting(Manifest.FileEntry::path)
                 .containsExactly("chv/config.json", "chv/state.json", "chv/memory-ranges", "durable.tar");
-        assertThat(Files.getAttribute(loaded.layout().memoryRanges(), "unix:mode")).isEqualTo(0100400);
+        assertThat(Files.getAttribute(loaded.layout().memoryRanges(), "unix:mode")).isEqualTo(0100444);
         assertThat(SnapshotInspector.verify(loaded).problems()).isEmpty();
         try (Stream<Path> entries = Files.list(store.snapshotsDirectory())) {
             assertThat(entries.map(p -> p.getFileName().toString())).containsExactly("snap-1");
