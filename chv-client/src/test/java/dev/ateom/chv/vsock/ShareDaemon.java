@@ -1,5 +1,6 @@
 package dev.ateom.chv.vsock;
 
+import dev.ateom.chv.UnixListeners;
 import dev.ateom.fixtures.guest.GuestTools;
 import dev.ateom.fixtures.wait.Eventually;
 import java.io.IOException;
@@ -29,8 +30,10 @@ record ShareDaemon(String tag, Path socket, Process process) implements AutoClos
                 .redirectOutput(ProcessBuilder.Redirect.appendTo(socket.resolveSibling(socket.getFileName() + ".log").toFile()))
                 .start();
         var daemon = new ShareDaemon(tag, socket, process);
-        Eventually.untilStarted(process, Duration.ofSeconds(10), () -> Files.exists(socket), "virtiofsd for " + tag + " to create " + socket,
-                () -> "");
+        // listening, not only the file: virtiofsd binds before it listens, and the restore's preflight (ChvClient) refuses
+        // a socket in between as having no listener (seen under load in QemuStandInNetworkTest)
+        Eventually.untilStarted(process, Duration.ofSeconds(10), () -> UnixListeners.listening(socket),
+                "virtiofsd for " + tag + " to listen on " + socket, () -> "");
         return daemon;
     }
 
