@@ -2,6 +2,7 @@ package dev.ateom.virtiofsd;
 
 import java.lang.System.Logger.Level;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
@@ -16,6 +17,11 @@ import java.util.concurrent.CompletionException;
  * it was started with, and only when every one of its processes still runs (a share that exited meanwhile is a crash:
  * the set is killed and the claimant starts its own). A set nobody claims is killed by {@link #discard} or
  * {@link #close}; when the budget is full, the oldest set makes room for a new one.
+ *
+ * <p>A set that was dropped (made room, replaced, discarded) is killed by the thread that dropped it, which first
+ * waits for its start to end. Until its processes are gone they still hold the key's socket paths and pid files, so a
+ * claim for that key waits for the kill before it answers "nothing": a claimant that then starts its own shares on the
+ * same paths must not find them taken (20 resumes at once, with a budget of 4, did before this wait).
  */
 public final class ShareSetsAhead implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ShareSetsAhead.class.getName());
@@ -25,6 +31,8 @@ public final class ShareSetsAhead implements AutoCloseable {
     private final int budget;
     /** In the order they were started: the first is the oldest. */
     private final Map<String, Ahead> sets = new LinkedHashMap<>();
+    /** Per key, the kills of its dropped sets still running: done once their processes are gone. */
+    private final Map<String, CompletableFuture<Void>> stopping = new HashMap<>();
     private boolean closed;
 
     /** @param budget the most sets kept started at once; 0 starts none */
@@ -39,19 +47,15 @@ public final class ShareSetsAhead implements AutoCloseable {
      * budget of 0, or closed).
      */
     public boolean startAhead(String key, VirtiofsdLauncher launcher, List<ShareSpec> specs) {
-        List<Ahead> dropped = new ArrayList<>();
+        List<Runnable> kills = new ArrayList<>();
         CompletableFuture<ShareSet> starting = new CompletableFuture<>();
         synchronized (this) {
             if (closed || budget == 0) return false;
-            Ahead earlier = sets.remove(key);
-            if (earlier != null) dropped.add(earlier);
-            while (sets.size() >= budget) {
-                String oldest = sets.keySet().iterator().next();
-                dropped.add(sets.remove(oldest));
-            }
+            if (sets.containsKey(key)) kills.add(drop(key));
+            while (sets.size() >= budget) kills.add(drop(sets.keySet().iterator().next()));
             sets.put(key, new Ahead(List.copyOf(specs), starting));
         }
-        dropped.forEach(ShareSetsAhead::kill);
+        kills.forEach(Runnable::run);
         Thread.ofVirtual().name("virtiofsd-ahead-" + key).start(() -> {
             try {
                 starting.complete(ShareSet.start(launcher, specs));
@@ -69,9 +73,13 @@ public final class ShareSetsAhead implements AutoCloseable {
      */
     public Optional<ShareSet> claim(String key, List<ShareSpec> specs) {
         Ahead ahead;
+        CompletableFuture<Void> dropped;
         synchronized (this) {
             ahead = sets.remove(key);
+            dropped = stopping.get(key);
         }
+        // a dropped set of this key still holds its socket paths until its kill is done
+        if (dropped != null) dropped.join();
         if (ahead == null) return Optional.empty();
         if (!ahead.specs().equals(specs)) {
             LOG.log(Level.INFO, "virtiofsd started ahead for " + key + " serve other specs than the claim's; stopping them");
@@ -96,11 +104,14 @@ public final class ShareSetsAhead implements AutoCloseable {
 
     /** Kills the set of {@code key}, if any, once its start is done; its processes are gone when this returns. */
     public void discard(String key) {
-        Ahead ahead;
+        Runnable kill;
+        CompletableFuture<Void> dropped;
         synchronized (this) {
-            ahead = sets.remove(key);
+            kill = sets.containsKey(key) ? drop(key) : null;
+            dropped = stopping.get(key);
         }
-        if (ahead != null) kill(ahead);
+        if (kill != null) kill.run();
+        if (dropped != null) dropped.join();
     }
 
     /** Whether the start for {@code key} has ended (served or failed); false when there is none. */
@@ -108,6 +119,9 @@ public final class ShareSetsAhead implements AutoCloseable {
         Ahead ahead = sets.get(key);
         return ahead != null && ahead.starting().isDone();
     }
+
+    /** Whether a set of {@code key} is started or starting (not one being killed). */
+    synchronized boolean holds(String key) { return sets.containsKey(key); }
 
     /** Whether {@link #startAhead} would start anything (a budget above 0, not closed). */
     public synchronized boolean enabled() { return budget > 0 && !closed; }
@@ -118,13 +132,36 @@ public final class ShareSetsAhead implements AutoCloseable {
     /** Kills every set; no set starts after this. */
     @Override
     public void close() {
-        List<Ahead> all;
+        List<Runnable> kills = new ArrayList<>();
+        List<CompletableFuture<Void>> others;
         synchronized (this) {
             closed = true;
-            all = new ArrayList<>(sets.values());
-            sets.clear();
+            while (!sets.isEmpty()) kills.add(drop(sets.keySet().iterator().next()));
+            others = List.copyOf(stopping.values());
         }
-        all.forEach(ShareSetsAhead::kill);
+        kills.forEach(Runnable::run);
+        // kills other threads began (a set that made room) end before the close returns, too
+        others.forEach(CompletableFuture::join);
+    }
+
+    /**
+     * Removes the key's set (the caller holds the lock) and returns its kill, to run outside the lock: a claim for the
+     * key waits for it until then.
+     */
+    private Runnable drop(String key) {
+        Ahead ahead = sets.remove(key);
+        CompletableFuture<Void> killed = new CompletableFuture<>();
+        stopping.merge(key, killed, CompletableFuture::allOf);
+        return () -> {
+            try {
+                kill(ahead);
+            } finally {
+                killed.complete(null);
+                synchronized (this) {
+                    stopping.computeIfPresent(key, (k, pending) -> pending.isDone() ? null : pending);
+                }
+            }
+        };
     }
 
     private static void kill(Ahead ahead) {

@@ -3,6 +3,7 @@ package dev.ateom.virtiofsd;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import java.io.IOException;
+import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumMap;
@@ -114,6 +115,23 @@ class ShareSetsAheadTest {
     }
 
     @Test
+    void aClaimForASetThatIsMakingRoomAnswersOnlyOnceItsProcessesAreGone() throws Exception {
+        try (ShareSetsAhead ahead = new ShareSetsAhead(1)) {
+            List<ShareSpec> evicted = specs("sb-g1");
+            ahead.startAhead("sb-g1", launcher, evicted);
+            // the second set makes room: its caller kills the first once the first's start is done (tens of ms)
+            Thread maker = Thread.ofVirtual().start(() -> ahead.startAhead("sb-g2", launcher, uncheckedSpecs("sb-g2")));
+            awaitDropped(ahead, "sb-g1");
+
+            // its resume finds no set, and starts its own virtiofsd on the same paths: none of the old may hold them
+            assertThat(ahead.claim("sb-g1", evicted)).isEmpty();
+
+            assertThat(ProcessLeaks.mentioning(evicted.getFirst().socketPath().getParent())).as("the evicted set is gone").isEmpty();
+            maker.join();
+        }
+    }
+
+    @Test
     void aBudgetOfZeroStartsNothingAndDiscardKills() throws Exception {
         try (ShareSetsAhead none = new ShareSetsAhead(0); ShareSetsAhead one = new ShareSetsAhead(1)) {
             assertThat(none.enabled()).isFalse();
@@ -126,6 +144,23 @@ class ShareSetsAheadTest {
 
             assertThat(one.size()).isZero();
             assertThat(ProcessLeaks.mentioning(specs.getFirst().socketPath().getParent())).isEmpty();
+        }
+    }
+
+    private static List<ShareSpec> uncheckedSpecs(String sandbox) {
+        try {
+            return specs(sandbox);
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    /** Until the key's set has left the map (it is being killed, or gone). */
+    private static void awaitDropped(ShareSetsAhead ahead, String key) throws InterruptedException {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (ahead.holds(key)) {
+            assertThat(System.nanoTime()).as("dropped within 60 s").isLessThan(deadline);
+            Thread.sleep(1);
         }
     }
 
