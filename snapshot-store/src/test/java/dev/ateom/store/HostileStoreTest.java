@@ -235,10 +235,16 @@ class HostileStoreTest extends StoreTestBase {
         return Math.max(1L << 40, 2 * Files.getFileStore(work).getUsableSpace());
     }
 
+    /**
+     * Every host's dirs are inside {@code work}, a few levels down, so an escaping entry lands inside it or, at worst,
+     * beside it. Only {@code work} is walked: the temp dir above it is shared with every other process on the machine
+     * (a walk of it failed on a dir another test removed meanwhile).
+     */
     private void assertNoFileNamed(String name) throws IOException {
-        try (Stream<Path> all = Files.walk(work.getParent())) {
+        try (Stream<Path> all = Files.walk(work)) {
             assertThat(all.filter(p -> p.getFileName() != null && p.getFileName().toString().equals(name)).toList()).isEmpty();
         }
+        assertThat(work.resolveSibling(name)).doesNotExist();
     }
 
     /** An uncompressed tar of one regular file, as a hostile host could have archived it. */
