@@ -27,6 +27,7 @@ public final class JailCommand {
         List<String> argv = new ArrayList<>(List.of(launcher.toString(), "--uid", String.valueOf(spec.uid()), "--gid", String.valueOf(spec.gid())));
         spec.kvmGid().ifPresent(g -> argv.addAll(List.of("--kvm-gid", String.valueOf(g))));
         argv.addAll(List.of("--root", spec.root().toString()));
+        spec.mountPoints().forEach(p -> argv.addAll(List.of("--tmpfs", p.toString())));
         for (BindMount bind : spec.binds()) {
             argv.addAll(List.of(bind.readOnly() ? "--ro-bind" : "--bind", bind.source().toString(), bind.target().toString()));
         }
@@ -41,6 +42,19 @@ public final class JailCommand {
         if (spec.denyTcp()) argv.add("--landlock-deny-tcp");
         if (dieWithParent) argv.add("--die-with-parent");
         argv.add("--");
+        return argv;
+    }
+
+    /**
+     * The launcher's argv that binds {@code binds} into the mount namespace of the running jail of {@code pid} (its
+     * launcher or program), each at its target there, below one of the jail's mount points.
+     */
+    public static List<String> inject(Path launcher, long pid, List<BindMount> binds) {
+        if (binds.isEmpty()) throw new IllegalArgumentException("nothing to inject");
+        List<String> argv = new ArrayList<>(List.of(launcher.toString(), "--inject", String.valueOf(pid)));
+        for (BindMount bind : binds) {
+            argv.addAll(List.of(bind.readOnly() ? "--ro-bind" : "--bind", bind.source().toString(), bind.target().toString()));
+        }
         return argv;
     }
 }
