@@ -23,9 +23,11 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Every VMM jailed (the default {@code --jail on}), the CHV stand-in ({@code none} backend) as the VMM: create,
- * suspend, resume, clone and delete, each VMM seen from the host through /proc (its own uid, no capabilities,
- * no_new_privs, namespaces not the daemon's, in the sandbox's cgroup with its limits) and nothing of a jail left
- * after delete. A restart adopts a jailed survivor (its uid and cgroup kept) and removes a dead daemon's cgroups.
+ * suspend, resume, clone and delete, each claiming a warm member of the VMM pool (jailed since its start, handed its
+ * sandbox's files and cgroup at the claim), each VMM seen from the host through /proc (its own uid, no capabilities,
+ * no_new_privs, namespaces not the daemon's, in the sandbox's cgroup with its limits, in no pool member's cgroup) and
+ * nothing of a jail left after delete but the idle members'. A restart adopts a jailed survivor (its uid and cgroup
+ * kept) and removes a dead daemon's cgroups.
  */
 class JailedSandboxTest {
     @RegisterExtension
@@ -34,11 +36,16 @@ class JailedSandboxTest {
     @TempDir
     Path restartRoot;
 
+    private static final String WARM_CLAIMS = "ateom_vmm_pool_claims_total{source=\"warm\"}";
+
     @Test
     void createSuspendResumeCloneDeleteJailed() throws Exception {
+        daemon.awaitPoolFull();
+        double warm = Math.max(0, daemon.metric(WARM_CLAIMS));
         JsonNode created = daemon.createOk(daemon.spec("jailed", "jailed")).body().path("sandbox");
         JsonNode jail = created.path("runtime").path("jail");
         assertJailed(created.path("runtime"));
+        assertThat(daemon.metric(WARM_CLAIMS)).as("create claimed a warm, jailed member").isEqualTo(warm + 1);
         // the three virtiofsd of the sandbox share its cgroup
         List<Long> members = cgroupMembers(jail);
         for (JsonNode share : created.path("runtime").path("shares")) assertThat(members).contains(share.path("pid").asLong());
@@ -56,14 +63,18 @@ class JailedSandboxTest {
         // what the jailed VMM wrote is root's again, readable by the next VMM whatever its uid
         assertNoFileOfJailUids(daemon.stateDir().resolve("snapshots").resolve(snapshotId));
 
+        daemon.awaitPoolFull();
         JsonNode resumed = daemon.post("/v1/sandboxes/jailed/resume", "{}").body().path("sandbox");
         assertThat(resumed.path("state").asText()).as(resumed.toString()).isEqualTo("RUNNING");
         assertJailed(resumed.path("runtime"));
+        assertThat(daemon.metric(WARM_CLAIMS)).as("resume claimed a warm member").isEqualTo(warm + 2);
 
+        daemon.awaitPoolFull();
         ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshotId).put("id", "jailed-clone");
         clone.putObject("identity").put("name", "jailed-clone").put("namespace", "tests");
         JsonNode cloned = daemon.createOk(clone).body().path("sandbox");
         assertJailed(cloned.path("runtime"));
+        assertThat(daemon.metric(WARM_CLAIMS)).as("clone claimed a warm member").isEqualTo(warm + 3);
         assertThat(cloned.path("runtime").path("jail").path("uid").asInt()).as("never two live VMMs with one uid")
                 .isNotEqualTo(resumed.path("runtime").path("jail").path("uid").asInt());
         assertThat(cloned.path("runtime").path("jail").path("cgroup").asText())
@@ -76,10 +87,17 @@ class JailedSandboxTest {
             for (JsonNode path : runtime.path("jail").path("cgroupPaths")) assertThat(Path.of(path.asText())).as("cgroup after delete").doesNotExist();
             assertThat(running(runtime.path("jail").path("vmmPid").asLong())).as("the VMM after delete").isFalse();
         }
-        assertNoFileOfJailUids(daemon.root());
+        // what is left of jails is the idle members' alone: their pool dirs and roots, as many as are ready
+        daemon.awaitPoolFull();
+        int idle = (int) daemon.metric("ateom_vmm_pool_ready");
+        assertNoFileOfJailUids(daemon.root(), daemon.runDir().resolve(".vmm-pool"));
         assertThat(Files.readString(Path.of("/proc/self/mountinfo"))).as("no jail mount in the daemon's namespace").doesNotContain("/.jail/");
+        try (Stream<Path> poolDirs = Files.list(daemon.runDir().resolve(".vmm-pool"))) {
+            assertThat(poolDirs.toList()).as("pool dirs after delete: the idle members'").hasSize(idle);
+        }
         try (Stream<Path> roots = Files.list(daemon.runDir().resolve(".jail"))) {
-            assertThat(roots.toList()).as("jail roots after delete").isEmpty();
+            assertThat(roots.map(r -> r.getFileName().toString()).toList()).as("jail roots after delete: the idle members'")
+                    .hasSize(idle).allMatch(name -> name.startsWith("pool_"));
         }
     }
 
@@ -147,7 +165,17 @@ class JailedSandboxTest {
             assertThat(theirs).as(ns + " namespace").isNotEqualTo(Files.readSymbolicLink(Path.of("/proc/self/ns", ns)).toString())
                     .isEqualTo(jail.path("namespaces").path(ns).asText());
         }
-        assertThat(cgroupMembers(jail)).as("in its cgroup").contains(vmm);
+        long launcher = runtime.path("chvPid").asLong();
+        assertThat(cgroupMembers(jail)).as("in its cgroup, with its launcher").contains(vmm, launcher);
+        assertThat(jail.path("cgroup").asText()).as("the sandbox's cgroup").doesNotStartWith("pool_");
+        for (JsonNode dir : jail.path("cgroupPaths")) {
+            try (Stream<Path> siblings = Files.list(Path.of(dir.asText()).getParent())) {
+                for (Path pool : siblings.filter(p -> p.getFileName().toString().startsWith("pool_")).toList()) {
+                    assertThat(Files.readString(pool.resolve("cgroup.procs"))).as("a pool member's cgroup " + pool)
+                            .doesNotContain(String.valueOf(vmm));
+                }
+            }
+        }
         assertThat(jail.path("pidsMax").asLong()).isPositive();
         assertThat(jail.path("memoryBytes").asLong()).isGreaterThan(512L << 20);
     }
@@ -177,9 +205,15 @@ class JailedSandboxTest {
     }
 
     private static void assertNoFileOfJailUids(Path dir) throws IOException {
+        assertNoFileOfJailUids(dir, null);
+    }
+
+    /** No file under {@code dir} but those under {@code except} (when not null) belongs to a jail's uid. */
+    private static void assertNoFileOfJailUids(Path dir, Path except) throws IOException {
         List<String> owned = new ArrayList<>();
         try (Stream<Path> all = Files.walk(dir)) {
             for (Path p : all.toList()) {
+                if (except != null && p.startsWith(except)) continue;
                 int uid = (Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS);
                 if (UidRange.DEFAULT.contains(uid)) owned.add(p + " (uid " + uid + ")");
             }

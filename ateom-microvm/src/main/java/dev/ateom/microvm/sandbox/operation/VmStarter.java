@@ -6,6 +6,7 @@ import dev.ateom.microvm.HostTools;
 import dev.ateom.microvm.PrivateDirs;
 import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.jail.VmmJail;
+import dev.ateom.microvm.jail.PoolMemberJails;
 import dev.ateom.microvm.jail.VmmJailer;
 import dev.ateom.microvm.sandbox.NetworkRuntime;
 import dev.ateom.microvm.sandbox.Rollback;
@@ -55,12 +56,14 @@ public final class VmStarter {
     private final HostTools tools;
     private final VmmPool pool;
     private final VmmJailer jailer;
+    private final Optional<PoolMemberJails> memberJails;
     private final ShareSetsAhead sharesAhead;
 
     public VmStarter(DaemonConfig config, SnapshotCatalog snapshots, HostTools tools, VmmPool pool, VmmJailer jailer,
-            ShareSetsAhead sharesAhead) {
+            Optional<PoolMemberJails> memberJails, ShareSetsAhead sharesAhead) {
         this.pool = pool;
         this.jailer = jailer;
+        this.memberJails = memberJails;
         this.sharesAhead = sharesAhead;
         this.config = config;
         this.snapshots = snapshots;
@@ -72,16 +75,18 @@ public final class VmStarter {
      * virtiofsd started ahead, each sized by the options and registered in {@code registry}'s metrics.
      */
     public static VmStarter start(DaemonConfig config, SnapshotCatalog snapshots, HostTools tools, PrometheusRegistry registry) {
-        // the pool's members are unjailed processes: with the jail on every VMM is started in its own jail instead
-        VmmPool pool = VmmPool.start(config.runDir(), tools.hypervisor().resolved(),
-                config.childrenDieWithDaemon() && !config.jail().enabled() ? config.vmmPool() : 0, registry);
         VmmJailer jailer = VmmJailer.start(config.jail(), config.stateDir(), config.runDir(), tools.hypervisor().resolved());
+        // with the jail on, each member starts in a jail of its own and gets its sandbox's files at the claim
+        Optional<PoolMemberJails> memberJails = jailer.enabled()
+                ? Optional.of(jailer.poolMembers(config.runDir(), config.sandboxesDir(), config.imageRoots())) : Optional.empty();
+        VmmPool pool = VmmPool.start(config.runDir(), tools.hypervisor().resolved(), memberJails.<VmmPool.MemberJails>map(j -> j)
+                .orElse(VmmPool.MemberJails.NONE), config.childrenDieWithDaemon() ? config.vmmPool() : 0, registry);
         GaugeWithCallback.builder().name("ateom_sandbox_cgroup_memory_bytes")
                 .help("Memory a running sandbox's cgroup uses now (its jailed cloud-hypervisor and virtiofsd)").labelNames("sandbox")
                 .callback(cb -> jailer.memoryUsage().forEach((id, bytes) -> cb.call(bytes, id))).register(registry);
         // like the pool: only processes that die with the daemon may be started for nobody yet (recovery finds no record of them)
         ShareSetsAhead sharesAhead = new ShareSetsAhead(config.childrenDieWithDaemon() ? config.virtiofsdAhead() : 0);
-        return new VmStarter(config, snapshots, tools, pool, jailer, sharesAhead);
+        return new VmStarter(config, snapshots, tools, pool, jailer, memberJails, sharesAhead);
     }
 
     /** The warm pool starts filling (once the API answers and every tool is there). */
@@ -180,8 +185,8 @@ public final class VmStarter {
     public VmmJailer jailer() { return jailer; }
 
     /**
-     * A jailed CHV started now ({@code --jail on}: the warm pool holds unjailed processes and is off), or a warm CHV
-     * from the pool moved into the epoch's dir, or else one started now.
+     * A warm CHV from the pool moved into the epoch's dir (jailed: handed its sandbox's files and cgroup), or else one
+     * started now (jailed: in a jail made for it).
      */
     ChvProcess startChv(SandboxRecord record, SandboxLayout layout, SandboxLayout.EpochLayout el, int epoch, Optional<Path> restoreDir,
                         Rollback rollback) {
@@ -194,12 +199,21 @@ public final class VmStarter {
             List<Path> readOnly = new ArrayList<>();
             if (spec.kernel() != null) readOnly.add(Path.of(spec.kernel()));
             if (spec.initramfs() != null) readOnly.add(Path.of(spec.initramfs()));
-            VmmJail jail = jailer.prepare(record.id(), layout.runDir().getFileName().toString(), epoch, spec.vcpus() == null ? 1 : spec.vcpus(),
-                    spec.memoryMib() == null ? 512 : spec.memoryMib(), readOnly, el.dir(), restoreDir, layout.sandboxDir().resolve("vmm-out"),
-                    config.childrenDieWithDaemon());
-            // registered before the start: the rollback runs last to first, so the jail ends after CHV is killed
+            String name = layout.runDir().getFileName().toString();
+            int vcpus = spec.vcpus() == null ? 1 : spec.vcpus();
+            int memoryMib = spec.memoryMib() == null ? 512 : spec.memoryMib();
+            Path outbox = layout.sandboxDir().resolve("vmm-out");
+            Optional<ChvProcess> warm = pool.claim(el, (memberDir, member) -> memberJails.orElseThrow().handOver(memberDir, member.pid(),
+                    record.id(), name, epoch, vcpus, memoryMib, readOnly, el.dir(), restoreDir, outbox));
+            // registered before the kill: the rollback runs last to first, so the jail ends after CHV is killed
             rollback.add("end the jail of cloud-hypervisor", () -> jailer.release(record.id(), epoch));
-            chv = ChvProcess.start(launch.withJail(jail.prefix()).withEnvironment(jail.environment()));
+            if (warm.isPresent()) {
+                chv = warm.get();
+            } else {
+                VmmJail jail = jailer.prepare(record.id(), name, epoch, vcpus, memoryMib, readOnly, el.dir(), restoreDir, outbox,
+                        config.childrenDieWithDaemon());
+                chv = ChvProcess.start(launch.withJail(jail.prefix()).withEnvironment(jail.environment()));
+            }
         } else {
             chv = pool.claim(el).orElseGet(() -> ChvProcess.start(launch));
         }
