@@ -116,11 +116,14 @@ public final class PoolMemberJails implements VmmPool.MemberJails {
     public void release(Path memberDir) {
         Member member = members.remove(memberDir);
         if (member == null) return;
-        member.cgroup().ifPresent(c -> {
-            if (!jailer.cgroups.orElseThrow().remove(c)) LOG.log(WARNING, "cgroup " + c.dirs() + " of pool member " + memberDir + " is left behind");
-        });
-        jailer.uids.free(member.uid());
-        VmmJailer.deleteQuietly(member.root());
+        try {
+            member.cgroup().ifPresent(c -> {
+                if (!jailer.cgroups.orElseThrow().remove(c)) LOG.log(WARNING, "cgroup " + c.dirs() + " of pool member " + memberDir + " is left behind");
+            });
+        } finally {
+            jailer.uids.free(member.uid());
+            VmmJailer.deleteQuietly(member.root());
+        }
     }
 
     /** The cgroup and jail root names of the members now (kept by {@link VmmJailer#removeLeftovers}). */

@@ -244,9 +244,15 @@ public final class VmmPool implements AutoCloseable {
                     dir.resolve("chv.out"), 1, READY_TIMEOUT, Map.of())));
             return new Member(dir, chv);
         } catch (RuntimeException e) {
-            // the start killed what it started, or the jail was not made: either way nothing of it runs
-            jails.release(dir);
-            TreeRemoval.removeRecursively(dir);
+            // the start killed what it started, or the jail was not made: either way nothing of it runs. A close's
+            // interrupt would cut the clean-up's file I/O short (interruptible channels): it is kept for after it
+            boolean interrupted = Thread.interrupted();
+            try {
+                jails.release(dir);
+                TreeRemoval.removeRecursively(dir);
+            } finally {
+                if (interrupted) Thread.currentThread().interrupt();
+            }
             throw e;
         }
     }
