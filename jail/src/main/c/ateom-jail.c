@@ -396,6 +396,10 @@ static int inject(void) {
     snprintf(ns, sizeof ns, "/proc/%ld/ns/mnt", cfg.inject_pid);
     int nsfd = open(ns, O_RDONLY | O_CLOEXEC);
     if (nsfd < 0) die("open mount namespace", ns);
+    /* a launcher that has not left the caller's namespace yet: binding there would change the host's mounts */
+    struct stat theirs, ours;
+    if (fstat(nsfd, &theirs) || stat("/proc/self/ns/mnt", &ours)) die("stat mount namespace", ns);
+    if (theirs.st_ino == ours.st_ino && theirs.st_dev == ours.st_dev) { errno = EINVAL; die("not a jail's mount namespace:", ns); }
     if (setns(nsfd, CLONE_NEWNS)) die("setns", ns);
     close(nsfd);
     for (int i = 0; i < cfg.nbinds; i++) {

@@ -135,6 +135,8 @@ static void exhaust_pids(const char *name, int n) {
 /* Waits (60 s at most) until path exists: the test's signal that it bound this jail's files in. */
 static int await_file(const char *path) {
     struct stat st;
+    printf("awaiting %s\n", path);
+    fflush(stdout);
     for (int i = 0; i < 6000; i++) {
         if (!stat(path, &st)) return 0;
         usleep(10000);

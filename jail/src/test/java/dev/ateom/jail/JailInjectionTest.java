@@ -54,7 +54,8 @@ class JailInjectionTest {
                 "read-other=" + other, "write-mount-point=" + run.resolve("evil"), "write-image-root=" + images.resolve("evil")),
                 tmp.resolve("out"));
         try {
-            Injection injected = inject(jailed.pid(), List.of(BindMount.writable(epoch), BindMount.readOnly(kernel), BindMount.readOnly(secret)));
+            JailFixture.awaitOutput(tmp.resolve("out"), "awaiting " + member.resolve("go"));
+            JailFixture.Injection injected = inject(jailed.pid(), List.of(BindMount.writable(epoch), BindMount.readOnly(kernel), BindMount.readOnly(secret)));
             assertThat(injected.status()).as(injected.output()).isZero();
             Files.writeString(member.resolve("go"), "");
             assertThat(jailed.waitFor(60, TimeUnit.SECONDS)).isTrue();
@@ -83,30 +84,30 @@ class JailInjectionTest {
                 1024, 64L << 20));
         Process jailed = JailFixture.start(spec, List.of(JailFixture.ATTACKER.toString(), "await=" + member.resolve("go")), tmp.resolve("out"));
         try {
-            Injection missing = inject(jailed.pid(), List.of(BindMount.readOnly(tmp.resolve("missing"))));
+            JailFixture.awaitOutput(tmp.resolve("out"), "awaiting " + member.resolve("go"));
+            JailFixture.Injection missing = inject(jailed.pid(), List.of(BindMount.readOnly(tmp.resolve("missing"))));
             assertThat(missing.status()).isEqualTo(JailLauncher.SETUP_FAILED);
             assertThat(missing.output()).startsWith("ateom-jail: inject source " + tmp.resolve("missing")).contains("(errno 2)");
             // the root stays read-only: a target outside every mount point cannot be made
             Path outside = Files.createDirectories(tmp.resolve("outside"));
-            Injection refused = inject(jailed.pid(), List.of(BindMount.readOnly(outside)));
+            JailFixture.Injection refused = inject(jailed.pid(), List.of(BindMount.readOnly(outside)));
             assertThat(refused.status()).isEqualTo(JailLauncher.SETUP_FAILED);
             assertThat(refused.output()).startsWith("ateom-jail: mkdir").contains("Read-only file system");
         } finally {
             jailed.destroyForcibly();
             jailed.waitFor();
         }
-        Injection gone = inject(jailed.pid(), List.of(BindMount.readOnly(tmp)));
+        JailFixture.Injection gone = inject(jailed.pid(), List.of(BindMount.readOnly(tmp)));
         assertThat(gone.status()).isEqualTo(JailLauncher.SETUP_FAILED);
         assertThat(gone.output()).startsWith("ateom-jail: open mount namespace /proc/" + jailed.pid() + "/ns/mnt");
+        // a process in the caller's own mount namespace (a launcher not yet in its jail): the host's mounts stay as they are
+        JailFixture.Injection host = inject(ProcessHandle.current().pid(), List.of(BindMount.readOnly(tmp)));
+        assertThat(host.status()).isEqualTo(JailLauncher.SETUP_FAILED);
+        assertThat(host.output()).startsWith("ateom-jail: not a jail's mount namespace: /proc/" + ProcessHandle.current().pid() + "/ns/mnt");
     }
 
-    private record Injection(int status, String output) {}
-
-    private static Injection inject(long pid, List<BindMount> binds) throws IOException, InterruptedException {
-        Process p = new ProcessBuilder(JailCommand.inject(JailFixture.LAUNCHER, pid, binds)).redirectErrorStream(true).start();
-        String output = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
-        assertThat(p.waitFor(30, TimeUnit.SECONDS)).isTrue();
-        return new Injection(p.exitValue(), output);
+    private static JailFixture.Injection inject(long pid, List<BindMount> binds) throws IOException, InterruptedException {
+        return JailFixture.inject(pid, binds);
     }
 
     /** A dir owned by the jail's uid, closed to others, as the daemon makes a VMM's run dir. */
