@@ -22,7 +22,7 @@
  *                   [--tmpfs DIR] [--netns PATH | --new-netns] [--cgroup DIR]... [--rlimit NAME VALUE]...
  *                   [--landlock-rw PATH]... [--landlock-ro PATH]... [--landlock-deny-tcp] [--proc]
  *                   [--die-with-parent] [--chdir DIR] -- PROGRAM [ARG]...
- *        ateom-jail --inject PID [--bind SRC DST] [--ro-bind SRC DST]...
+ *        ateom-jail --inject PID {[--bind SRC DST] [--ro-bind SRC DST]... | -}
  *
  * --tmpfs mounts an empty tmpfs (root's, mode 0755) at DIR inside the root, in argv order with the binds: a mount
  * point where files are bound in later, after the program started (a warm pool member gets its sandbox's files so).
@@ -32,8 +32,10 @@
  * program) is PID, at DST there. A multi-threaded process (the daemon's JVM) cannot setns into a mount namespace, so
  * this mode of the launcher does it: each source is cloned as a detached mount (open_tree) in the daemon's namespace,
  * made nosuid, nodev, private and, for --ro-bind, read-only, before setns; then the destination's missing dirs are
- * made inside the jail (in a --tmpfs mount point; the root is made writable for the moment when a destination's parent
- * is only there) and the mount is moved in (move_mount). Fails closed like the launch: step, errno, status 125.
+ * made inside the jail (in a --tmpfs mount point: the jail's root stays read-only, a target outside every mount point
+ * fails) and the mount is moved in (move_mount). With "-" it is started ahead: it opens and checks the jail's
+ * namespace, then waits for its --bind and --ro-bind arguments on stdin (each ended by a NUL) until stdin's end, so
+ * the claim pays no process start. Fails closed like the launch: step, errno, status 125.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -71,6 +73,7 @@ static struct {
     const char *root, *netns, *chdir_to;
     int new_netns, proc, die_with_parent, deny_tcp;
     long inject_pid;
+    int inject_stdin;
     struct bind binds[MAX_ITEMS]; int nbinds;
     const char *cgroups[MAX_ITEMS]; int ncgroups;
     struct limit limits[MAX_ITEMS]; int nlimits;
@@ -108,19 +111,48 @@ static int resource_of(const char *name) {
     return -1;
 }
 
-/* --inject PID, then only --bind and --ro-bind. */
-static void parse_inject(int argc, char **argv) {
-    cfg.inject_pid = (long) number(argv[2], "--inject");
-    if (cfg.inject_pid <= 0) usage("--inject needs a pid");
-    for (int i = 3; i < argc; i++) {
-        const char *a = argv[i];
+static void parse_inject_args(int n, char **args) {
+    for (int i = 0; i < n; i++) {
+        const char *a = args[i];
         if (strcmp(a, "--bind") && strcmp(a, "--ro-bind")) usage(a);
-        if (i + 2 >= argc) usage(a);
+        if (i + 2 >= n) usage(a);
         if (cfg.nbinds >= MAX_ITEMS) usage("too many items");
-        cfg.binds[cfg.nbinds++] = (struct bind) { argv[i + 1], argv[i + 2], !strcmp(a, "--ro-bind"), 0, 0 };
+        cfg.binds[cfg.nbinds++] = (struct bind) { args[i + 1], args[i + 2], !strcmp(a, "--ro-bind"), 0, 0 };
         i += 2;
     }
     if (cfg.nbinds == 0) usage("--inject without --bind or --ro-bind");
+}
+
+/* --inject PID, then --bind and --ro-bind, or "-": those arguments come on stdin later, each ended by a NUL. */
+static void parse_inject(int argc, char **argv) {
+    cfg.inject_pid = (long) number(argv[2], "--inject");
+    if (cfg.inject_pid <= 0) usage("--inject needs a pid");
+    if (argc == 4 && !strcmp(argv[3], "-")) cfg.inject_stdin = 1;
+    else parse_inject_args(argc - 3, argv + 3);
+}
+
+/* The arguments "-" stands for: stdin to its end, NUL-separated. */
+static void read_inject_stdin(void) {
+    static char buf[65536];
+    static char *args[3 * MAX_ITEMS + 1];
+    size_t len = 0;
+    ssize_t n;
+    while ((n = read(0, buf + len, sizeof buf - 1 - len)) != 0) {
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            die("read arguments from stdin", NULL);
+        }
+        len += (size_t) n;
+        if (len >= sizeof buf - 1) usage("arguments on stdin too long");
+    }
+    int count = 0;
+    for (size_t start = 0, i = 0; i < len; i++) {
+        if (buf[i] != '\0') continue;
+        if (count >= 3 * MAX_ITEMS) usage("too many items");
+        args[count++] = buf + start;
+        start = i + 1;
+    }
+    parse_inject_args(count, args);
 }
 
 static void parse(int argc, char **argv) {
@@ -377,8 +409,24 @@ static int wait_child(void) {
  * half made; then setns into the jail's mount namespace, its mount point made (inside a --tmpfs mount point: the
  * jail's root stays read-only) and the mount moved there.
  */
+/* The jail's mount namespace, pinned; refused while it is still the caller's (a launcher not yet in its jail). */
+static int open_jail_namespace(void) {
+    char ns[64];
+    snprintf(ns, sizeof ns, "/proc/%ld/ns/mnt", cfg.inject_pid);
+    int nsfd = open(ns, O_RDONLY | O_CLOEXEC);
+    if (nsfd < 0) die("open mount namespace", ns);
+    /* binding into the caller's own namespace would change the host's mounts */
+    struct stat theirs, ours;
+    if (fstat(nsfd, &theirs) || stat("/proc/self/ns/mnt", &ours)) die("stat mount namespace", ns);
+    if (theirs.st_ino == ours.st_ino && theirs.st_dev == ours.st_dev) { errno = EINVAL; die("not a jail's mount namespace:", ns); }
+    return nsfd;
+}
+
 static int inject(void) {
     int fds[MAX_ITEMS], dirs[MAX_ITEMS];
+    /* started ahead ("-"), it waits for its arguments with the namespace already open and checked */
+    int nsfd = open_jail_namespace();
+    if (cfg.inject_stdin) read_inject_stdin();
     for (int i = 0; i < cfg.nbinds; i++) {
         struct bind *b = &cfg.binds[i];
         struct stat st;
@@ -392,15 +440,7 @@ static int inject(void) {
         attr.propagation = MS_PRIVATE;
         if (mount_setattr(fds[i], "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr)) die("mount_setattr", b->src);
     }
-    char ns[64];
-    snprintf(ns, sizeof ns, "/proc/%ld/ns/mnt", cfg.inject_pid);
-    int nsfd = open(ns, O_RDONLY | O_CLOEXEC);
-    if (nsfd < 0) die("open mount namespace", ns);
-    /* a launcher that has not left the caller's namespace yet: binding there would change the host's mounts */
-    struct stat theirs, ours;
-    if (fstat(nsfd, &theirs) || stat("/proc/self/ns/mnt", &ours)) die("stat mount namespace", ns);
-    if (theirs.st_ino == ours.st_ino && theirs.st_dev == ours.st_dev) { errno = EINVAL; die("not a jail's mount namespace:", ns); }
-    if (setns(nsfd, CLONE_NEWNS)) die("setns", ns);
+    if (setns(nsfd, CLONE_NEWNS)) die("setns", "mount namespace");
     close(nsfd);
     for (int i = 0; i < cfg.nbinds; i++) {
         struct bind *b = &cfg.binds[i];

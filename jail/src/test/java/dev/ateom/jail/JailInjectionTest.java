@@ -76,6 +76,36 @@ class JailInjectionTest {
     }
 
     @Test
+    void anInjectionStartedAheadTakesItsBindsOnStdinWhenTheClaimComes() throws Exception {
+        Path run = Files.createDirectories(tmp.resolve("run"));
+        Path member = ownDir(run.resolve(".vmm-pool/m1"));
+        Path epoch = ownDir(run.resolve("sb/e1"));
+        Files.writeString(epoch.resolve("mine"), "the sandbox's");
+        JailSpec spec = VmmJails.spec(new VmmJailRequest(UID, OptionalInt.empty(), Files.createDirectories(tmp.resolve("root")),
+                List.of(JailFixture.ATTACKER), List.of(), List.of(member), List.of(run), List.of(), Optional.empty(), Optional.empty(),
+                1024, 64L << 20));
+        Process jailed = JailFixture.start(spec, List.of(JailFixture.ATTACKER.toString(), "await=" + member.resolve("go"),
+                "read-mine=" + epoch.resolve("mine")), tmp.resolve("out"));
+        try {
+            JailFixture.awaitOutput(tmp.resolve("out"), "awaiting " + member.resolve("go"));
+            Process ahead = new ProcessBuilder(JailCommand.injectLater(JailFixture.LAUNCHER, jailed.pid())).redirectErrorStream(true).start();
+            Thread.sleep(200); // it waits for its stdin: nothing is bound yet
+            assertThat(ahead.isAlive()).as("waiting for its arguments").isTrue();
+            try (var stdin = ahead.getOutputStream()) {
+                stdin.write(JailCommand.injectInput(List.of(BindMount.writable(epoch))));
+            }
+            String output = new String(ahead.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+            assertThat(ahead.waitFor(30, TimeUnit.SECONDS)).isTrue();
+            assertThat(ahead.exitValue()).as(output).isZero();
+            Files.writeString(member.resolve("go"), "");
+            assertThat(jailed.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        } finally {
+            jailed.destroyForcibly();
+        }
+        assertThat(results(tmp.resolve("out"))).containsEntry("read-mine", "OK");
+    }
+
+    @Test
     void aFailedInjectionNamesTheStepAndExits125() throws Exception {
         Path run = Files.createDirectories(tmp.resolve("run"));
         Path member = ownDir(run.resolve(".vmm-pool/m1"));
