@@ -1,8 +1,8 @@
 package dev.ateom.microvm.jail;
 
 import dev.ateom.chv.ChvLaunch;
+import dev.ateom.chv.ChvProcess;
 import dev.ateom.jail.BindMount;
-import dev.ateom.jail.CgroupDriver;
 import dev.ateom.jail.CgroupLimits;
 import dev.ateom.jail.JailCommand;
 import dev.ateom.jail.JailSpec;
@@ -26,17 +26,15 @@ import static java.lang.System.Logger.Level.WARNING;
 
 /**
  * The jails of the warm pool's members ({@code --jail on}). A member starts before its sandbox is known: its own uid,
- * a cgroup of its own ({@code pool_m<n>}, the member's process start charged there and not to the daemon's), the
- * program's read-only binds, its pool dir writable, a new network namespace without a network, and empty tmpfs mount
- * points at the daemon's run dir, sandboxes dir and image roots, Landlock's rules on them. The claim
- * ({@link #handOver}) binds the sandbox's files in at their host paths, moves the member's processes into the
- * sandbox's cgroup and makes the jail the sandbox's live one, so release, snapshots and adoption see no difference
- * from a jail made for the sandbox.
+ * a cgroup of its own ({@code pool_m<n>}, bounded before any claim, its start charged there), the program's read-only
+ * binds, its pool dir writable, a new network namespace without a network, and empty tmpfs mount points at the
+ * daemon's run dir, sandboxes dir and image roots, Landlock's rules on them. Once it answers, an injector is started
+ * for it ({@link MountInjector}). The claim ({@link #handOver}) has the injector bind the sandbox's files in at their
+ * host paths and writes the sandbox's limits over the member's cgroup, which is the sandbox's from then on; the jail
+ * is then the sandbox's live one, so release, snapshots and adoption see no difference from a jail made for it.
  */
 public final class PoolMemberJails implements VmmPool.MemberJails {
     private static final System.Logger LOG = System.getLogger(PoolMemberJails.class.getName());
-    /** Moves of a member's processes into the sandbox's cgroup until none is left behind (a fork meanwhile). */
-    private static final int MOVE_ROUNDS = 5;
 
     private final VmmJailer jailer;
     private final Path runDir;
@@ -44,6 +42,7 @@ public final class PoolMemberJails implements VmmPool.MemberJails {
     private final List<Path> imageRoots;
     private final long fileSizeLimit;
     private final Map<Path, Member> members = new ConcurrentHashMap<>();
+    private final Map<Path, MountInjector> injectors = new ConcurrentHashMap<>();
 
     /** One started member's jail: its uid, its cgroup until the claim, its root's host dir. */
     private record Member(String name, int uid, Optional<SandboxCgroup> cgroup, Path root, List<Path> mountPoints,
@@ -113,7 +112,15 @@ public final class PoolMemberJails implements VmmPool.MemberJails {
     }
 
     @Override
+    public void started(Path memberDir, ChvProcess chv) {
+        if (!members.containsKey(memberDir)) throw new IllegalStateException("no jailed pool member in " + memberDir);
+        injectors.put(memberDir, MountInjector.startFor(jailer.launcher, chv.pid()));
+    }
+
+    @Override
     public void release(Path memberDir) {
+        MountInjector injector = injectors.remove(memberDir);
+        if (injector != null) injector.close();
         Member member = members.remove(memberDir);
         if (member == null) return;
         try {
@@ -134,20 +141,20 @@ public final class PoolMemberJails implements VmmPool.MemberJails {
     }
 
     /**
-     * Hands the member started in {@code memberDir} (its jail launcher {@code launcherPid}) over to a sandbox's
-     * {@code epoch}-th VMM: the run dir, outbox and restore dir handed to its uid and bound into its jail at their host
-     * paths with kernel and initramfs, its processes moved into the sandbox's new cgroup (named {@code name}), its own
-     * cgroup removed; the jail is then the sandbox's live one. On failure the sandbox's cgroup is removed (with whatever
-     * was moved into it) and the member's jail is left for {@link #release}, as the pool discards the member.
+     * Hands the member started in {@code memberDir} over to a sandbox's {@code epoch}-th VMM: the run dir, outbox and
+     * restore dir handed to its uid and bound into its jail at their host paths with kernel and initramfs, the sandbox's
+     * limits written over the member's cgroup; the jail is then the sandbox's live one. On failure the member's jail is
+     * left for {@link #release}, as the pool discards the member.
      *
      * @throws IllegalStateException when the member cannot be handed over (a kernel outside its mount points, say)
      */
-    public VmmJail handOver(Path memberDir, long launcherPid, String sandboxId, String name, int epoch, int vcpus, int memoryMib,
-                            List<Path> readOnly, Path epochDir, Optional<Path> restoreDir, Path outbox) {
+    public VmmJail handOver(Path memberDir, String sandboxId, int epoch, int vcpus, int memoryMib, List<Path> readOnly, Path epochDir,
+                            Optional<Path> restoreDir, Path outbox) {
         Member member = members.remove(memberDir);
         if (member == null) throw new IllegalStateException("no jailed pool member in " + memberDir);
-        Optional<SandboxCgroup> cgroup = Optional.empty();
+        MountInjector injector = injectors.remove(memberDir);
         try {
+            if (injector == null) throw new IllegalStateException("pool member " + memberDir + " has no injector");
             if (VmmJailer.fileSizeLimit(memoryMib) > fileSizeLimit) {
                 throw new IllegalStateException(memoryMib + " MiB of guest memory need a larger file size limit than a pool member's");
             }
@@ -165,39 +172,20 @@ public final class PoolMemberJails implements VmmPool.MemberJails {
                 if (!under(bind.target(), member.mountPoints())) throw new IllegalStateException(bind.target() + " is outside the pool member's mount points");
             }
             VmmProgram vmm = jailer.program.get();
-            cgroup = jailer.sandboxCgroup(name, vcpus, memoryMib, vmm);
             VmmJailer.handFiles(member.uid(), epochDir, restoreDir, outbox);
-            MountInjection.run(jailer.launcher, launcherPid, binds);
-            if (cgroup.isPresent()) moveAll(jailer.cgroups.orElseThrow(), member.cgroup().orElseThrow(), cgroup.get());
+            injector.inject(binds);
+            // the member's cgroup becomes the sandbox's: its limits written over the member's (nothing moves)
+            Optional<SandboxCgroup> cgroup = member.cgroup().map(c -> jailer.cgroups.orElseThrow().limit(c, jailer.sandboxLimits(vcpus, memoryMib, vmm)));
             VmmJail jail = new VmmJail(sandboxId, epoch, member.uid(), cgroup, outbox, member.root(), List.of(), vmm.environment(memberDir),
                     Optional.of(memberDir));
             jailer.register(jail);
             return jail;
         } catch (IOException | RuntimeException e) {
-            cgroup.ifPresent(c -> jailer.cgroups.orElseThrow().remove(c));
+            // the pool discards the member: release then kills it and removes its cgroup, uid and root
+            if (injector != null) injector.close();
             members.put(memberDir, member);
             if (e instanceof IOException io) throw new UncheckedIOException("cannot hand pool member " + memberDir + " to " + sandboxId + ": " + io.getMessage(), io);
             throw (RuntimeException) e;
         }
-    }
-
-    /** Every process of {@code from} (the launcher, the VMM, what it started) into {@code to}; then {@code from} goes. */
-    private static void moveAll(CgroupDriver driver, SandboxCgroup from, SandboxCgroup to) {
-        for (int round = 0; round < MOVE_ROUNDS; round++) {
-            List<Long> left = driver.pids(from);
-            if (left.isEmpty()) {
-                if (!driver.remove(from)) LOG.log(WARNING, "cgroup " + from.dirs() + " of a handed-over pool member is left behind");
-                return;
-            }
-            for (long pid : left) {
-                try {
-                    driver.move(to, pid);
-                } catch (RuntimeException e) {
-                    // a process that ended meanwhile is no longer there to move
-                    if (ProcessHandle.of(pid).map(ProcessHandle::isAlive).orElse(false)) throw e;
-                }
-            }
-        }
-        throw new IllegalStateException("processes still appear in " + from.dirs() + " after " + MOVE_ROUNDS + " moves");
     }
 }

@@ -189,9 +189,13 @@ public final class VmmJailer {
 
     /** The sandbox's cgroup (named {@code name}) with its limits: the guest's memory, the overhead, the program's own. */
     Optional<SandboxCgroup> sandboxCgroup(String name, int vcpus, int memoryMib, VmmProgram vmm) {
-        long memory = ((long) memoryMib + config.memoryOverheadMib() + vmm.extraOverheadMib()) << 20;
-        CgroupLimits limits = new CgroupLimits(memory, config.pidsMax(), config.cpuQuotaFor(vcpus));
+        CgroupLimits limits = sandboxLimits(vcpus, memoryMib, vmm);
         return cgroups.map(d -> d.create(name, limits));
+    }
+
+    CgroupLimits sandboxLimits(int vcpus, int memoryMib, VmmProgram vmm) {
+        long memory = ((long) memoryMib + config.memoryOverheadMib() + vmm.extraOverheadMib()) << 20;
+        return new CgroupLimits(memory, config.pidsMax(), config.cpuQuotaFor(vcpus));
     }
 
     /** A snapshot's memory file is as large as the guest's memory: the file size limit leaves room for it. */

@@ -64,6 +64,9 @@ public final class VmmPool implements AutoCloseable {
             public ChvLaunch jail(Path memberDir, ChvLaunch launch) { return launch; }
 
             @Override
+            public void started(Path memberDir, ChvProcess chv) {}
+
+            @Override
             public void release(Path memberDir) {}
 
             @Override
@@ -72,6 +75,9 @@ public final class VmmPool implements AutoCloseable {
 
         /** {@code launch} inside a new jail for the member in {@code memberDir} (made writable for it). */
         ChvLaunch jail(Path memberDir, ChvLaunch launch);
+
+        /** The member answers, its jail is up: what the hand-over needs may be readied now, off the claim's path. */
+        void started(Path memberDir, ChvProcess chv);
 
         /** Ends the jail of a member never handed over, once its processes are gone. */
         void release(Path memberDir);
@@ -242,6 +248,12 @@ public final class VmmPool implements AutoCloseable {
         try {
             ChvProcess chv = ChvProcess.start(jails.jail(dir, new ChvLaunch(binary, dir.resolve("api.sock"), dir.resolve("chv.log"),
                     dir.resolve("chv.out"), 1, READY_TIMEOUT, Map.of())));
+            try {
+                jails.started(dir, chv);
+            } catch (RuntimeException e) {
+                chv.kill();
+                throw e;
+            }
             return new Member(dir, chv);
         } catch (RuntimeException e) {
             // the start killed what it started, or the jail was not made: either way nothing of it runs. A close's

@@ -44,10 +44,10 @@ class JailCostBenchmark {
                 benches.add(new Bench(config.getKey(), new DaemonHarness(root, config.getValue()), new LinkedHashMap<>()));
             }
             for (Bench b : benches) b.daemon().createOk(b.daemon().spec("bench", "bench"));
-            Map<Bench, String> snapshots = new LinkedHashMap<>();
+            Map<String, String> snapshots = new LinkedHashMap<>();
             for (int i = 0; i < CYCLES; i++) {
                 for (Bench b : benches) {
-                    snapshots.put(b, b.daemon().post("/v1/sandboxes/bench/suspend", "{}").body().path("snapshotId").asText());
+                    snapshots.put(b.name(), b.daemon().post("/v1/sandboxes/bench/suspend", "{}").body().path("snapshotId").asText());
                     b.daemon().awaitTeardowns();
                     b.daemon().awaitPoolFull();
                     long start = System.nanoTime();
@@ -58,7 +58,7 @@ class JailCostBenchmark {
             for (int i = 0; i < CYCLES; i++) {
                 for (Bench b : benches) {
                     b.daemon().awaitPoolFull();
-                    ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshots.get(b)).put("id", "clone-" + i);
+                    ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshots.get(b.name())).put("id", "clone-" + i);
                     clone.putObject("identity").put("name", "clone-" + i).put("namespace", "bench");
                     long start = System.nanoTime();
                     JsonNode cloned = b.daemon().createOk(clone).body();

@@ -25,7 +25,7 @@ import static org.assertj.core.api.Assertions.assertThat;
  * Every VMM jailed (the default {@code --jail on}), the CHV stand-in ({@code none} backend) as the VMM: create,
  * suspend, resume, clone and delete, each claiming a warm member of the VMM pool (jailed since its start, handed its
  * sandbox's files and cgroup at the claim), each VMM seen from the host through /proc (its own uid, no capabilities,
- * no_new_privs, namespaces not the daemon's, in the sandbox's cgroup with its limits, in no pool member's cgroup) and
+ * no_new_privs, namespaces not the daemon's, in the sandbox's cgroup with the sandbox's limits) and
  * nothing of a jail left after delete but the idle members'. A restart adopts a jailed survivor (its uid and cgroup
  * kept) and removes a dead daemon's cgroups.
  */
@@ -167,15 +167,12 @@ class JailedSandboxTest {
         }
         long launcher = runtime.path("chvPid").asLong();
         assertThat(cgroupMembers(jail)).as("in its cgroup, with its launcher").contains(vmm, launcher);
-        assertThat(jail.path("cgroup").asText()).as("the sandbox's cgroup").doesNotStartWith("pool_");
-        for (JsonNode dir : jail.path("cgroupPaths")) {
-            try (Stream<Path> siblings = Files.list(Path.of(dir.asText()).getParent())) {
-                for (Path pool : siblings.filter(p -> p.getFileName().toString().startsWith("pool_")).toList()) {
-                    assertThat(Files.readString(pool.resolve("cgroup.procs"))).as("a pool member's cgroup " + pool)
-                            .doesNotContain(String.valueOf(vmm));
-                }
-            }
-        }
+        assertThat(Files.readString(Path.of("/proc", String.valueOf(vmm), "cgroup"))).as("its cgroup per /proc")
+                .contains("/" + jail.path("cgroup").asText() + "\n");
+        // a warm member's cgroup became the sandbox's at the claim: the sandbox's limits, not the member's
+        assertThat(Files.readString(Path.of(firstPath(jail, "memory")).resolve(jail.path("cgroupVersion").asInt() == 1
+                ? "memory.limit_in_bytes" : "memory.max")).trim()).as("the sandbox's memory limit").isEqualTo(jail.path("memoryBytes").asText());
+        assertThat(Files.readString(Path.of(firstPath(jail, "pids")).resolve("pids.max")).trim()).isEqualTo(jail.path("pidsMax").asText());
         assertThat(jail.path("pidsMax").asLong()).isPositive();
         assertThat(jail.path("memoryBytes").asLong()).isGreaterThan(512L << 20);
     }

@@ -60,7 +60,12 @@ class VmmPoolTest {
             assertThat(vmms).as("create took an idle member").contains(runtime.path("jail").path("vmmPid").asLong());
             assertThat(uids).as("with its uid").contains(runtime.path("jail").path("uid").asText());
             assertThat(Files.readString(Path.of("/proc", runtime.path("jail").path("vmmPid").asText(), "cgroup")))
-                    .as("in the sandbox's cgroup now").doesNotContain("/pool_m").contains("/" + runtime.path("jail").path("cgroup").asText());
+                    .as("its cgroup, the sandbox's now").contains("/" + runtime.path("jail").path("cgroup").asText() + "\n");
+            Path memoryDir = Path.of(runtime.path("jail").path("cgroupPaths").get(0).asText()); // v1: memory first; v2: the one dir
+            String limit = Files.readString(memoryDir.resolve(runtime.path("jail").path("cgroupVersion").asInt() == 1
+                    ? "memory.limit_in_bytes" : "memory.max")).trim();
+            assertThat(limit).as("the sandbox's memory limit written over the member's").isEqualTo(runtime.path("jail").path("memoryBytes").asText());
+            assertThat(runtime.path("jail").path("memoryBytes").asLong()).as("its guest's memory and more").isGreaterThan(512L << 20);
             assertThat(daemon.delete("/v1/sandboxes/jailed-warm").status()).isEqualTo(204);
         }
         assertThat(dir.resolve("run/.vmm-pool")).as("the pool dir goes with the daemon").doesNotExist();

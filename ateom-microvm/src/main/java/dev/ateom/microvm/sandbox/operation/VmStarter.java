@@ -203,8 +203,8 @@ public final class VmStarter {
             int vcpus = spec.vcpus() == null ? 1 : spec.vcpus();
             int memoryMib = spec.memoryMib() == null ? 512 : spec.memoryMib();
             Path outbox = layout.sandboxDir().resolve("vmm-out");
-            Optional<ChvProcess> warm = pool.claim(el, (memberDir, member) -> memberJails.orElseThrow().handOver(memberDir, member.pid(),
-                    record.id(), name, epoch, vcpus, memoryMib, readOnly, el.dir(), restoreDir, outbox));
+            Optional<ChvProcess> warm = pool.claim(el, (memberDir, member) -> memberJails.orElseThrow().handOver(memberDir, record.id(),
+                    epoch, vcpus, memoryMib, readOnly, el.dir(), restoreDir, outbox));
             // registered before the kill: the rollback runs last to first, so the jail ends after CHV is killed
             rollback.add("end the jail of cloud-hypervisor", () -> jailer.release(record.id(), epoch));
             if (warm.isPresent()) {
