@@ -35,7 +35,8 @@
  * made inside the jail (in a --tmpfs mount point: the jail's root stays read-only, a target outside every mount point
  * fails) and the mount is moved in (move_mount). With "-" it is started ahead: it opens and checks the jail's
  * namespace, then waits for its --bind and --ro-bind arguments on stdin (each ended by a NUL) until stdin's end, so
- * the claim pays no process start. Fails closed like the launch: step, errno, status 125.
+ * the claim pays no process start. Prints "ok" once every bind is in place. Fails closed like the launch: step, errno,
+ * status 125.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -449,6 +450,8 @@ static int inject(void) {
         if (move_mount(fds[i], "", AT_FDCWD, b->dst, MOVE_MOUNT_F_EMPTY_PATH)) die("move_mount", b->dst);
         close(fds[i]);
     }
+    /* the caller may go on at this line, before this process's exit is seen */
+    if (write(1, "ok\n", 3) != 3) die("report", NULL);
     return 0;
 }
 

@@ -4,7 +4,9 @@ import dev.ateom.jail.BindMount;
 import dev.ateom.jail.JailCommand;
 import dev.ateom.process.ChildLauncher;
 
+import java.io.BufferedReader;
 import java.io.IOException;
+import java.io.InputStreamReader;
 import java.io.OutputStream;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
@@ -42,19 +44,24 @@ final class MountInjector implements AutoCloseable {
         }
     }
 
-    /** Binds {@code binds} into the jail; throws with the launcher's message when any step failed. */
+    /**
+     * Binds {@code binds} into the jail; throws with the launcher's message when any step failed. Done at its "ok" line,
+     * not at its exit: seeing a process's exit costs one more wake-up of the JVM's process reaper.
+     */
     void inject(List<BindMount> binds) {
         try {
             try (OutputStream stdin = process.getOutputStream()) {
                 stdin.write(JailCommand.injectInput(binds));
             }
-            String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8).strip();
+            BufferedReader out = new BufferedReader(new InputStreamReader(process.getInputStream(), StandardCharsets.UTF_8));
+            String first = out.readLine();
+            if ("ok".equals(first)) return;
+            StringBuilder output = new StringBuilder(first == null ? "" : first);
+            for (String line; (line = out.readLine()) != null; ) output.append(' ').append(line);
             if (!process.waitFor(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS)) {
                 throw new IllegalStateException("binding files into the jail of pid " + jailPid + " took over " + TIMEOUT.toSeconds() + " s");
             }
-            if (process.exitValue() != 0) {
-                throw new IllegalStateException("cannot bind files into the jail of pid " + jailPid + " (exit " + process.exitValue() + "): " + output);
-            }
+            throw new IllegalStateException("cannot bind files into the jail of pid " + jailPid + " (exit " + process.exitValue() + "): " + output);
         } catch (IOException e) {
             throw new IllegalStateException("cannot hand binds to the injector of pid " + jailPid + " (" + e.getMessage() + "): it is gone", e);
         } catch (InterruptedException e) {
@@ -65,14 +72,12 @@ final class MountInjector implements AutoCloseable {
         }
     }
 
-    /** Kills it if it still waits (its member discarded), and reaps it. */
+    /**
+     * Kills it if it still waits (its member discarded); the JVM's process reaper reaps it. After an "ok" it is exiting
+     * by itself: a SIGKILL then changes nothing.
+     */
     @Override
     public void close() {
         if (process.isAlive()) process.destroyForcibly();
-        try {
-            process.waitFor(TIMEOUT.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
     }
 }

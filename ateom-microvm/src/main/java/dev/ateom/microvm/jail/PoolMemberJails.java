@@ -141,6 +141,43 @@ public final class PoolMemberJails implements VmmPool.MemberJails {
     }
 
     /**
+     * Why no member can be handed to a sandbox with these files and memory (a kernel outside the members' mount points,
+     * more memory than their file size limit has room for), or empty when one can (or none is there to ask). Asked
+     * before a claim, so such a sandbox gets a cold VMM without a member thrown away.
+     */
+    public Optional<String> misfit(int memoryMib, List<Path> readOnly, Path epochDir, Optional<Path> restoreDir, Path outbox) {
+        // every member is made alike: any one answers for all
+        Optional<Member> any = members.values().stream().findAny();
+        try {
+            any.ifPresent(member -> binds(member, memoryMib, readOnly, epochDir, restoreDir, outbox));
+            return Optional.empty();
+        } catch (IllegalStateException e) {
+            return Optional.of(e.getMessage());
+        }
+    }
+
+    /** The binds a member needs for its sandbox, each below one of its mount points; throws when one is not. */
+    private List<BindMount> binds(Member member, int memoryMib, List<Path> readOnly, Path epochDir, Optional<Path> restoreDir, Path outbox) {
+        if (VmmJailer.fileSizeLimit(memoryMib) > fileSizeLimit) {
+            throw new IllegalStateException(memoryMib + " MiB of guest memory need a larger file size limit than a pool member's");
+        }
+        List<BindMount> binds = new ArrayList<>(List.of(BindMount.writable(epochDir), BindMount.writable(outbox)));
+        restoreDir.ifPresent(dir -> binds.add(BindMount.readOnly(dir)));
+        for (Path file : readOnly) {
+            Path path = file.toAbsolutePath().normalize();
+            if (under(path, member.programPaths())) continue; // visible already, read-only
+            binds.add(BindMount.readOnly(path));
+        }
+        for (BindMount bind : binds) {
+            if (!under(bind.target(), member.mountPoints())) {
+                throw new IllegalStateException(bind.target() + " is outside the pool member's mount points (the run dir, sandboxes dir and "
+                        + "image roots)");
+            }
+        }
+        return binds;
+    }
+
+    /**
      * Hands the member started in {@code memberDir} over to a sandbox's {@code epoch}-th VMM: the run dir, outbox and
      * restore dir handed to its uid and bound into its jail at their host paths with kernel and initramfs, the sandbox's
      * limits written over the member's cgroup; the jail is then the sandbox's live one. On failure the member's jail is
@@ -155,22 +192,7 @@ public final class PoolMemberJails implements VmmPool.MemberJails {
         MountInjector injector = injectors.remove(memberDir);
         try {
             if (injector == null) throw new IllegalStateException("pool member " + memberDir + " has no injector");
-            if (VmmJailer.fileSizeLimit(memoryMib) > fileSizeLimit) {
-                throw new IllegalStateException(memoryMib + " MiB of guest memory need a larger file size limit than a pool member's");
-            }
-            List<BindMount> binds = new ArrayList<>(List.of(BindMount.writable(epochDir), BindMount.writable(outbox)));
-            restoreDir.ifPresent(dir -> binds.add(BindMount.readOnly(dir)));
-            for (Path file : readOnly) {
-                Path path = file.toAbsolutePath().normalize();
-                if (under(path, member.programPaths())) continue; // visible already, read-only
-                if (!under(path, member.mountPoints())) {
-                    throw new IllegalStateException(path + " is outside the pool member's mount points (the run dir, sandboxes dir and image roots)");
-                }
-                binds.add(BindMount.readOnly(path));
-            }
-            for (BindMount bind : binds) {
-                if (!under(bind.target(), member.mountPoints())) throw new IllegalStateException(bind.target() + " is outside the pool member's mount points");
-            }
+            List<BindMount> binds = binds(member, memoryMib, readOnly, epochDir, restoreDir, outbox);
             VmmProgram vmm = jailer.program.get();
             VmmJailer.handFiles(member.uid(), epochDir, restoreDir, outbox);
             injector.inject(binds);

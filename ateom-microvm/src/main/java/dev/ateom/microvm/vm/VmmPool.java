@@ -194,6 +194,21 @@ public final class VmmPool implements AutoCloseable {
         return Optional.of(claimed);
     }
 
+    /** No claim: the caller starts a VMM cold, as no member can serve it (counted as a cold claim). */
+    public Optional<ChvProcess> passOver() {
+        claims.labelValues("cold").inc();
+        return Optional.empty();
+    }
+
+    /**
+     * A claimed member whose hand-over failed after the claim returned (it ran beside the bring-up): killed, its jail
+     * released, its dir and the logs and socket the claim moved removed.
+     */
+    public void discardClaimed(Path memberDir, ChvProcess chv) {
+        discard(new Member(memberDir, chv));
+        deleteQuietly(chv.launch().logFile(), chv.launch().outputFile(), chv.launch().apiSocket());
+    }
+
     private static void moveIfPresent(Path from, Path to) throws IOException {
         if (Files.exists(from)) Files.move(from, to, StandardCopyOption.ATOMIC_MOVE);
     }

@@ -16,7 +16,9 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -37,6 +39,7 @@ class JailedSandboxTest {
     Path restartRoot;
 
     private static final String WARM_CLAIMS = "ateom_vmm_pool_claims_total{source=\"warm\"}";
+    private static final String COLD_CLAIMS = "ateom_vmm_pool_claims_total{source=\"cold\"}";
 
     @Test
     void createSuspendResumeCloneDeleteJailed() throws Exception {
@@ -144,6 +147,69 @@ class JailedSandboxTest {
             }
         }
         assertNoFileOfJailUids(restartRoot);
+    }
+
+    @Test
+    void aSandboxNoMemberCanServeGetsAColdJailedVmmAndThePoolKeepsItsMembers() throws Exception {
+        // a member's file size limit has room for a guest as large as the host's memory, no larger
+        long hostMib = Long.parseLong(Files.readString(Path.of("/proc/meminfo")).lines().filter(l -> l.startsWith("MemTotal:"))
+                .findFirst().orElseThrow().replaceAll("\\D", "")) >> 10;
+        assertThat(hostMib + 2048).as("a guest larger than this host's memory is a valid spec").isLessThanOrEqualTo(262_144);
+        try (DaemonHarness harness = new DaemonHarness(restartRoot, Map.of())) {
+            harness.awaitPoolFull();
+            Set<Long> idle = poolVmms(harness);
+            double warm = Math.max(0, harness.metric(WARM_CLAIMS));
+            double cold = Math.max(0, harness.metric(COLD_CLAIMS));
+            ObjectNode spec = harness.spec("large", "large").put("memoryMib", hostMib + 2048);
+            JsonNode runtime = harness.createOk(spec).body().path("sandbox").path("runtime");
+            assertJailed(runtime);
+            assertThat(harness.metric(COLD_CLAIMS)).as("started cold").isEqualTo(cold + 1);
+            assertThat(Math.max(0, harness.metric(WARM_CLAIMS))).isEqualTo(warm);
+            assertThat(idle).as("no member thrown away").allMatch(JailedSandboxTest::running).doesNotContain(runtime.path("jail").path("vmmPid").asLong());
+            assertThat(harness.delete("/v1/sandboxes/large").status()).isEqualTo(204);
+            for (JsonNode path : runtime.path("jail").path("cgroupPaths")) assertThat(Path.of(path.asText())).doesNotExist();
+        }
+    }
+
+    @Test
+    void aHandOverThatFailsDiscardsTheMemberAndTheBringUpStartsAColdJailedVmm() throws Exception {
+        try (DaemonHarness harness = new DaemonHarness(restartRoot, Map.of())) {
+            harness.awaitPoolFull();
+            Set<Long> idle = poolVmms(harness);
+            // every member's injector gone: a claim's hand-over cannot bind the sandbox's files in
+            Set<String> launchers = idle.stream().map(vmm -> ProcessHandle.of(vmm).flatMap(ProcessHandle::parent).orElseThrow().pid())
+                    .map(String::valueOf).collect(Collectors.toSet());
+            List<ProcessHandle> injectors = ProcessHandle.current().descendants().filter(p -> p.info().arguments().map(List::of)
+                    .map(args -> args.indexOf("--inject") >= 0 && launchers.contains(args.get(args.indexOf("--inject") + 1))).orElse(false))
+                    .toList();
+            assertThat(injectors).as("one injector per idle member, waiting").hasSize(idle.size());
+            for (ProcessHandle injector : injectors) {
+                injector.destroyForcibly();
+                injector.onExit().get(30, TimeUnit.SECONDS);
+            }
+            JsonNode runtime = harness.createOk(harness.spec("fallback", "fallback")).body().path("sandbox").path("runtime");
+            assertJailed(runtime);
+            long vmm = runtime.path("jail").path("vmmPid").asLong();
+            assertThat(idle).as("a cold VMM, not a member").doesNotContain(vmm);
+            assertThat(idle.stream().filter(JailedSandboxTest::running).count()).as("the claimed member was discarded").isEqualTo(idle.size() - 1);
+            assertThat(runtime.path("jail").path("cgroup").asText()).as("the cold jail's cgroup is named after the sandbox").isEqualTo("fallback");
+            assertThat(harness.delete("/v1/sandboxes/fallback").status()).isEqualTo(204);
+            for (JsonNode path : runtime.path("jail").path("cgroupPaths")) assertThat(Path.of(path.asText())).doesNotExist();
+            assertThat(running(vmm)).isFalse();
+        }
+        assertNoFileOfJailUids(restartRoot);
+    }
+
+    /** The idle members' VMMs: processes whose API socket is under the pool dir, below their jail launcher. */
+    private static Set<Long> poolVmms(DaemonHarness harness) {
+        String pool = harness.runDir().resolve(".vmm-pool") + "/";
+        long self = ProcessHandle.current().pid();
+        return ProcessHandle.current().descendants().filter(p -> {
+            List<String> args = p.info().arguments().map(List::of).orElse(List.of());
+            int socket = args.indexOf("--api-socket") + 1;
+            return socket > 0 && args.get(socket).startsWith(pool) && p.parent().map(parent -> parent.pid() != self).orElse(false)
+                    && !args.contains("--uid");
+        }).map(ProcessHandle::pid).collect(Collectors.toSet());
     }
 
     /** The runtime's VMM, seen from the host: jailed as the issue asks. */
