@@ -19,13 +19,13 @@ import java.util.Map;
  * What the VMM jail costs resume and clone, in one run: the CHV stand-in's {@code none} backend under two daemons side
  * by side, {@code --jail off} and {@code --jail on}, both with the warm VMM pool ({@code --vmm-pool 2}), their cycles
  * interleaved so both see the same host load. The p50 of each request (wall clock at the client) and of its
- * {@code chvStart} step (with the jail: the warm member's hand-over, its files bound in and its cgroup move), the ratio
- * and the difference, and how many claims were warm. Run: {@code mvn -pl ateom-microvm test -Dtest=JailCostBenchmark
+ * {@code chvStart} step (the claim), of the wait for a jailed member's hand-over (its files bound in, its cgroup's
+ * limits: beside the virtiofsd start), the ratio and the difference, and how many claims were warm. Run: {@code mvn -pl ateom-microvm test -Dtest=JailCostBenchmark
  * -Dsurefire.excludedGroups=none}.
  */
 @Tag("benchmark")
 class JailCostBenchmark {
-    private static final int CYCLES = Integer.getInteger("bench.jailCycles", 7);
+    private static final int CYCLES = Integer.getInteger("bench.jailCycles", 9);
     private static final String WARM = "ateom_vmm_pool_claims_total{source=\"warm\"}";
     private static final String COLD = "ateom_vmm_pool_claims_total{source=\"cold\"}";
     @TempDir Path dir;
@@ -76,6 +76,8 @@ class JailCostBenchmark {
     private static void add(Map<String, List<Long>> samples, String op, long start, JsonNode answer) {
         samples.computeIfAbsent(op + " (request)", k -> new ArrayList<>()).add((System.nanoTime() - start) / 1_000_000);
         samples.computeIfAbsent(op + " chvStart", k -> new ArrayList<>()).add(answer.path("timingsMs").path("chvStart").asLong());
+        // with the jail: how long the bring-up waited for the warm member's hand-over running beside virtiofsd (0: not at all)
+        samples.computeIfAbsent(op + " handOver wait", k -> new ArrayList<>()).add(answer.path("timingsMs").path("handOver").asLong());
     }
 
     private static long p50(List<Long> values) {
@@ -87,11 +89,11 @@ class JailCostBenchmark {
         Bench on = benches.get(1);
         System.out.printf("%nVMM jail cost, none backend, %d resumes and %d clones each, interleaved, p50 ms (load average %s)%n", CYCLES,
                 CYCLES, Files.readString(Path.of("/proc/loadavg")).strip());
-        System.out.printf("%-18s %17s %17s %8s %8s%n", "", off.name(), on.name(), "on/off", "on-off");
+        System.out.printf("%-20s %17s %17s %8s %8s%n", "", off.name(), on.name(), "on/off", "on-off");
         for (String row : off.samples().keySet()) {
             long a = p50(off.samples().get(row));
             long b = p50(on.samples().get(row));
-            System.out.printf("%-18s %17d %17d %8s %8d%n", row, a, b, a == 0 ? "-" : String.format("%.2fx", (double) b / a), b - a);
+            System.out.printf("%-20s %17d %17d %8s %8d%n", row, a, b, a == 0 ? "-" : String.format("%.2fx", (double) b / a), b - a);
         }
         for (Bench b : benches) {
             System.out.printf("%s: VMM claims warm %.0f, cold %.0f%n", b.name(), Math.max(0, b.daemon().metric(WARM)),
