@@ -231,7 +231,8 @@ public final class VmStarter {
                 try {
                     handOver.complete(memberJails.orElseThrow().handOver(memberDir, record.id(), epoch, vcpus, memoryMib, readOnly, el.dir(),
                             restoreDir, outbox));
-                } catch (RuntimeException e) {
+                } catch (Throwable e) {
+                    // whatever ends the hand-over ends the future: the bring-up waits on it
                     handOver.completeExceptionally(e);
                 }
             });
