@@ -15,8 +15,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * Every attempt of {@link BrokenOutVmmTest}, the attacker started as a warm pool member is: before its sandbox is
  * known, with empty mount points at the run dir, the sandboxes dir and the image root, in a cgroup of its own; then
- * claimed: its sandbox's run dir, outbox and kernel bound in ({@code ateom-jail --inject}) and its processes moved into
- * the sandbox's cgroup. It sees what was bound in for its sandbox and nothing else.
+ * claimed: its sandbox's run dir, outbox and kernel bound in ({@code ateom-jail --inject}) and the sandbox's limits
+ * written over its cgroup. It sees what was bound in for its sandbox and nothing else.
  */
 class BrokenOutPoolMemberTest extends BrokenOutVmmTest {
     @Override
@@ -27,7 +27,8 @@ class BrokenOutPoolMemberTest extends BrokenOutVmmTest {
             Files.setAttribute(dir, "unix:uid", UID);
             Files.setPosixFilePermissions(dir, PosixFilePermissions.fromString("rwx------"));
         }
-        SandboxCgroup pool = cgroups.create("pool_m1", new CgroupLimits(MEMORY_LIMIT, PIDS_LIMIT, 1.0));
+        // the member's own cgroup, with its own limits until the claim writes the sandbox's over them
+        SandboxCgroup pool = cgroups.create("pool_m1", new CgroupLimits(4 * MEMORY_LIMIT, 4 * PIDS_LIMIT, 1.0));
         try {
             JailSpec spec = VmmJails.spec(new VmmJailRequest(UID, OptionalInt.empty(), Files.createDirectories(tmp.resolve("root")),
                     List.of(JailFixture.ATTACKER), List.of(), List.of(member), List.of(tmp.resolve("run"), state.resolve("sandboxes")),
@@ -43,9 +44,8 @@ class BrokenOutPoolMemberTest extends BrokenOutVmmTest {
                 JailFixture.Injection claim = JailFixture.inject(jailed.pid(), List.of(BindMount.writable(runDir), BindMount.writable(outbox),
                         BindMount.readOnly(kernelDir.resolve("vmlinux"))));
                 assertThat(claim.status()).as(claim.output()).isZero();
-                for (long pid : cgroups.pids(pool)) cgroups.move(cgroup, pid);
-                assertThat(cgroups.pids(pool)).as("the member left its pool cgroup").isEmpty();
-                assertThat(cgroups.pids(cgroup)).contains(jailed.pid());
+                pool = cgroups.limit(pool, new CgroupLimits(MEMORY_LIMIT, PIDS_LIMIT, 1.0));
+                assertThat(cgroups.pids(pool)).as("the member's cgroup, the sandbox's now").contains(jailed.pid());
                 Files.writeString(member.resolve("claimed"), "");
                 if (!jailed.waitFor(60, TimeUnit.SECONDS)) throw new AssertionError("the attacker still runs after 60 s: " + Files.readString(output));
             } finally {
