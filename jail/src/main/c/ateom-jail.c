@@ -19,9 +19,24 @@
  * exit status 125, before the program runs.
  *
  * Usage: ateom-jail --uid U --gid G [--kvm-gid G] --root DIR [--bind SRC DST] [--ro-bind SRC DST] [--dev PATH]
- *                   [--netns PATH | --new-netns] [--cgroup DIR]... [--rlimit NAME VALUE]...
+ *                   [--tmpfs DIR] [--netns PATH | --new-netns] [--cgroup DIR]... [--rlimit NAME VALUE]...
  *                   [--landlock-rw PATH]... [--landlock-ro PATH]... [--landlock-deny-tcp] [--proc]
  *                   [--die-with-parent] [--chdir DIR] -- PROGRAM [ARG]...
+ *        ateom-jail --inject PID {[--bind SRC DST] [--ro-bind SRC DST]... | -}
+ *
+ * --tmpfs mounts an empty tmpfs (root's, mode 0755) at DIR inside the root, in argv order with the binds: a mount
+ * point where files are bound in later, after the program started (a warm pool member gets its sandbox's files so).
+ * Landlock rules on such a dir cover what is mounted below it later: Landlock walks a path up across mount points.
+ *
+ * --inject is that later step: it binds host paths into the mount namespace of the running jail whose launcher (or
+ * program) is PID, at DST there. A multi-threaded process (the daemon's JVM) cannot setns into a mount namespace, so
+ * this mode of the launcher does it: each source is cloned as a detached mount (open_tree) in the daemon's namespace,
+ * made nosuid, nodev, private and, for --ro-bind, read-only, before setns; then the destination's missing dirs are
+ * made inside the jail (in a --tmpfs mount point: the jail's root stays read-only, a target outside every mount point
+ * fails) and the mount is moved in (move_mount). With "-" it is started ahead: it opens and checks the jail's
+ * namespace, then waits for its --bind and --ro-bind arguments on stdin (each ended by a NUL) until stdin's end, so
+ * the claim pays no process start. Prints "ok" once every bind is in place. Fails closed like the launch: step, errno,
+ * status 125.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -51,13 +66,15 @@
 #define MAX_ITEMS 64
 #define SETUP_FAILED 125
 
-struct bind { const char *src, *dst; int ro; int dev; };
+struct bind { const char *src, *dst; int ro; int dev; int tmpfs; };
 struct limit { int resource; rlim_t value; };
 
 static struct {
     uid_t uid; gid_t gid; gid_t kvm_gid; int has_uid, has_gid, has_kvm_gid;
     const char *root, *netns, *chdir_to;
     int new_netns, proc, die_with_parent, deny_tcp;
+    long inject_pid;
+    int inject_stdin;
     struct bind binds[MAX_ITEMS]; int nbinds;
     const char *cgroups[MAX_ITEMS]; int ncgroups;
     struct limit limits[MAX_ITEMS]; int nlimits;
@@ -95,7 +112,52 @@ static int resource_of(const char *name) {
     return -1;
 }
 
+static void parse_inject_args(int n, char **args) {
+    for (int i = 0; i < n; i++) {
+        const char *a = args[i];
+        if (strcmp(a, "--bind") && strcmp(a, "--ro-bind")) usage(a);
+        if (i + 2 >= n) usage(a);
+        if (cfg.nbinds >= MAX_ITEMS) usage("too many items");
+        cfg.binds[cfg.nbinds++] = (struct bind) { args[i + 1], args[i + 2], !strcmp(a, "--ro-bind"), 0, 0 };
+        i += 2;
+    }
+    if (cfg.nbinds == 0) usage("--inject without --bind or --ro-bind");
+}
+
+/* --inject PID, then --bind and --ro-bind, or "-": those arguments come on stdin later, each ended by a NUL. */
+static void parse_inject(int argc, char **argv) {
+    cfg.inject_pid = (long) number(argv[2], "--inject");
+    if (cfg.inject_pid <= 0) usage("--inject needs a pid");
+    if (argc == 4 && !strcmp(argv[3], "-")) cfg.inject_stdin = 1;
+    else parse_inject_args(argc - 3, argv + 3);
+}
+
+/* The arguments "-" stands for: stdin to its end, NUL-separated. */
+static void read_inject_stdin(void) {
+    static char buf[65536];
+    static char *args[3 * MAX_ITEMS + 1];
+    size_t len = 0;
+    ssize_t n;
+    while ((n = read(0, buf + len, sizeof buf - 1 - len)) != 0) {
+        if (n < 0) {
+            if (errno == EINTR) continue;
+            die("read arguments from stdin", NULL);
+        }
+        len += (size_t) n;
+        if (len >= sizeof buf - 1) usage("arguments on stdin too long");
+    }
+    int count = 0;
+    for (size_t start = 0, i = 0; i < len; i++) {
+        if (buf[i] != '\0') continue;
+        if (count >= 3 * MAX_ITEMS) usage("too many items");
+        args[count++] = buf + start;
+        start = i + 1;
+    }
+    parse_inject_args(count, args);
+}
+
 static void parse(int argc, char **argv) {
+    if (argc >= 3 && !strcmp(argv[1], "--inject")) { parse_inject(argc, argv); return; }
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i];
 #define NEED(n) do { if (i + (n) >= argc) usage(a); } while (0)
@@ -113,11 +175,15 @@ static void parse(int argc, char **argv) {
         else if (!strcmp(a, "--chdir")) { NEED(1); cfg.chdir_to = argv[++i]; }
         else if (!strcmp(a, "--bind") || !strcmp(a, "--ro-bind")) {
             NEED(2); ROOM(cfg.nbinds);
-            cfg.binds[cfg.nbinds++] = (struct bind) { argv[i + 1], argv[i + 2], !strcmp(a, "--ro-bind"), 0 };
+            cfg.binds[cfg.nbinds++] = (struct bind) { argv[i + 1], argv[i + 2], !strcmp(a, "--ro-bind"), 0, 0 };
             i += 2;
         } else if (!strcmp(a, "--dev")) {
             NEED(1); ROOM(cfg.nbinds);
-            cfg.binds[cfg.nbinds++] = (struct bind) { argv[i + 1], argv[i + 1], 0, 1 };
+            cfg.binds[cfg.nbinds++] = (struct bind) { argv[i + 1], argv[i + 1], 0, 1, 0 };
+            i++;
+        } else if (!strcmp(a, "--tmpfs")) {
+            NEED(1); ROOM(cfg.nbinds);
+            cfg.binds[cfg.nbinds++] = (struct bind) { NULL, argv[i + 1], 0, 0, 1 };
             i++;
         } else if (!strcmp(a, "--cgroup")) { NEED(1); ROOM(cfg.ncgroups); cfg.cgroups[cfg.ncgroups++] = argv[++i]; }
         else if (!strcmp(a, "--rlimit")) {
@@ -183,6 +249,12 @@ static void mount_binds(void) {
         struct stat st;
         char target[4096];
         if (b->dst[0] != '/') { errno = EINVAL; die("bind target must be absolute:", b->dst); }
+        if (b->tmpfs) {
+            snprintf(target, sizeof target, "%s%s", cfg.root, b->dst);
+            make_path(target, 1);
+            if (mount("ateom-jail", target, "tmpfs", MS_NOSUID | MS_NODEV | MS_NOEXEC, "mode=0755,size=1m")) die("mount tmpfs", target);
+            continue;
+        }
         if (stat(b->src, &st)) die("bind source", b->src);
         if (b->dev && !S_ISCHR(st.st_mode)) { errno = ENODEV; die("--dev is not a character device:", b->src); }
         snprintf(target, sizeof target, "%s%s", cfg.root, b->dst);
@@ -333,6 +405,56 @@ static int wait_child(void) {
     return WIFEXITED(status) ? WEXITSTATUS(status) : 128 + WTERMSIG(status);
 }
 
+/*
+ * --inject: each source cloned as a detached mount in the daemon's namespace and set up there, so it is never seen
+ * half made; then setns into the jail's mount namespace, its mount point made (inside a --tmpfs mount point: the
+ * jail's root stays read-only) and the mount moved there.
+ */
+/* The jail's mount namespace, pinned; refused while it is still the caller's (a launcher not yet in its jail). */
+static int open_jail_namespace(void) {
+    char ns[64];
+    snprintf(ns, sizeof ns, "/proc/%ld/ns/mnt", cfg.inject_pid);
+    int nsfd = open(ns, O_RDONLY | O_CLOEXEC);
+    if (nsfd < 0) die("open mount namespace", ns);
+    /* binding into the caller's own namespace would change the host's mounts */
+    struct stat theirs, ours;
+    if (fstat(nsfd, &theirs) || stat("/proc/self/ns/mnt", &ours)) die("stat mount namespace", ns);
+    if (theirs.st_ino == ours.st_ino && theirs.st_dev == ours.st_dev) { errno = EINVAL; die("not a jail's mount namespace:", ns); }
+    return nsfd;
+}
+
+static int inject(void) {
+    int fds[MAX_ITEMS], dirs[MAX_ITEMS];
+    /* started ahead ("-"), it waits for its arguments with the namespace already open and checked */
+    int nsfd = open_jail_namespace();
+    if (cfg.inject_stdin) read_inject_stdin();
+    for (int i = 0; i < cfg.nbinds; i++) {
+        struct bind *b = &cfg.binds[i];
+        struct stat st;
+        if (b->src[0] != '/' || b->dst[0] != '/') { errno = EINVAL; die("inject paths must be absolute:", b->dst); }
+        if (stat(b->src, &st)) die("inject source", b->src);
+        dirs[i] = S_ISDIR(st.st_mode);
+        fds[i] = open_tree(AT_FDCWD, b->src, OPEN_TREE_CLONE | OPEN_TREE_CLOEXEC | AT_RECURSIVE);
+        if (fds[i] < 0) die("open_tree", b->src);
+        struct mount_attr attr = { 0 };
+        attr.attr_set = MOUNT_ATTR_NOSUID | MOUNT_ATTR_NODEV | (b->ro ? MOUNT_ATTR_RDONLY : 0);
+        attr.propagation = MS_PRIVATE;
+        if (mount_setattr(fds[i], "", AT_EMPTY_PATH | AT_RECURSIVE, &attr, sizeof attr)) die("mount_setattr", b->src);
+    }
+    if (setns(nsfd, CLONE_NEWNS)) die("setns", "mount namespace");
+    close(nsfd);
+    for (int i = 0; i < cfg.nbinds; i++) {
+        struct bind *b = &cfg.binds[i];
+        struct stat st;
+        if (stat(b->dst, &st)) make_path(b->dst, dirs[i]);
+        if (move_mount(fds[i], "", AT_FDCWD, b->dst, MOVE_MOUNT_F_EMPTY_PATH)) die("move_mount", b->dst);
+        close(fds[i]);
+    }
+    /* the caller may go on at this line, before this process's exit is seen */
+    if (write(1, "ok\n", 3) != 3) die("report", NULL);
+    return 0;
+}
+
 /* The launcher holds the write end of a pipe: its end (EOF on the read end) is how the program learns of it. */
 static void check_launcher_alive(int launcher_fd) {
     struct pollfd p = { launcher_fd, POLLIN, 0 };
@@ -341,6 +463,7 @@ static void check_launcher_alive(int launcher_fd) {
 
 int main(int argc, char **argv) {
     parse(argc, argv);
+    if (cfg.inject_pid) return inject();
     pid_t daemon = getppid();
     if (cfg.die_with_parent) die_with_parent();
     join_cgroups();

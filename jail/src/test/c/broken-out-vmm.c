@@ -30,7 +30,7 @@ static const char *errname(int e) {
     case EPERM: return "EPERM"; case ENOENT: return "ENOENT"; case ESRCH: return "ESRCH"; case EACCES: return "EACCES";
     case EROFS: return "EROFS"; case EAGAIN: return "EAGAIN"; case ENETUNREACH: return "ENETUNREACH";
     case ECONNREFUSED: return "ECONNREFUSED"; case EINVAL: return "EINVAL"; case ENOSYS: return "ENOSYS";
-    case EXDEV: return "EXDEV"; case ENOMEM: return "ENOMEM"; case EFBIG: return "EFBIG";
+    case EXDEV: return "EXDEV"; case ETIMEDOUT: return "ETIMEDOUT"; case ENOMEM: return "ENOMEM"; case EFBIG: return "EFBIG";
     default: { static char buf[32]; snprintf(buf, sizeof buf, "errno%d", e); return buf; }
     }
 }
@@ -132,6 +132,19 @@ static void exhaust_pids(const char *name, int n) {
     fflush(stdout);
 }
 
+/* Waits (60 s at most) until path exists: the test's signal that it bound this jail's files in. */
+static int await_file(const char *path) {
+    struct stat st;
+    printf("awaiting %s\n", path);
+    fflush(stdout);
+    for (int i = 0; i < 6000; i++) {
+        if (!stat(path, &st)) return 0;
+        usleep(10000);
+    }
+    errno = ETIMEDOUT;
+    return -1;
+}
+
 int main(int argc, char **argv) {
     for (int i = 1; i < argc; i++) {
         char *name = argv[i], *value = strchr(argv[i], '=');
@@ -151,6 +164,7 @@ int main(int argc, char **argv) {
         else if (!strcmp(name, "chroot")) report(name, chroot(value));
         else if (!strcmp(name, "exhaust-memory")) exhaust_memory(name, atol(value));
         else if (!strcmp(name, "exhaust-pids")) exhaust_pids(name, atoi(value));
+        else if (!strcmp(name, "await")) report(name, await_file(value));
         else if (!strcmp(name, "sleep")) { printf("sleeping\n"); fflush(stdout); sleep(atoi(value)); }
         else printf("%s UNKNOWN\n", name);
     }

@@ -18,6 +18,12 @@ public interface CgroupDriver {
     /** A new cgroup {@code name} with {@code limits} written; an existing one of that name is removed first. */
     SandboxCgroup create(String name, CgroupLimits limits);
 
+    /**
+     * The cgroup with {@code limits} written over its own (a warm pool member's cgroup becoming its sandbox's); a
+     * memory limit below what it uses now is refused by the kernel.
+     */
+    SandboxCgroup limit(SandboxCgroup cgroup, CgroupLimits limits);
+
     /** The cgroup {@code name} as it exists (after a daemon restart), its limits as recorded by the caller. */
     SandboxCgroup existing(String name, CgroupLimits limits);
 

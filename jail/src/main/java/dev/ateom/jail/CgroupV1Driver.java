@@ -38,15 +38,25 @@ public final class CgroupV1Driver implements CgroupDriver {
         remove(cgroup);
         try {
             cgroup.dirs().forEach(CgroupFiles::mkdirs);
-            CgroupFiles.write(memory.resolve(name).resolve("memory.limit_in_bytes"), String.valueOf(limits.memoryBytes()));
-            CgroupFiles.write(pids.resolve(name).resolve("pids.max"), String.valueOf(limits.pidsMax()));
-            CgroupFiles.write(cpu.resolve(name).resolve("cpu.cfs_period_us"), String.valueOf(CgroupLimits.CPU_PERIOD_MICROS));
-            CgroupFiles.write(cpu.resolve(name).resolve("cpu.cfs_quota_us"), String.valueOf(limits.cpuQuotaMicros()));
+            writeLimits(name, limits);
         } catch (RuntimeException e) {
             remove(cgroup);
             throw e;
         }
         return cgroup;
+    }
+
+    @Override
+    public SandboxCgroup limit(SandboxCgroup cgroup, CgroupLimits limits) {
+        writeLimits(cgroup.name(), limits);
+        return new SandboxCgroup(cgroup.name(), cgroup.version(), cgroup.dirs(), limits);
+    }
+
+    private void writeLimits(String name, CgroupLimits limits) {
+        CgroupFiles.write(memory.resolve(name).resolve("memory.limit_in_bytes"), String.valueOf(limits.memoryBytes()));
+        CgroupFiles.write(pids.resolve(name).resolve("pids.max"), String.valueOf(limits.pidsMax()));
+        CgroupFiles.write(cpu.resolve(name).resolve("cpu.cfs_period_us"), String.valueOf(CgroupLimits.CPU_PERIOD_MICROS));
+        CgroupFiles.write(cpu.resolve(name).resolve("cpu.cfs_quota_us"), String.valueOf(limits.cpuQuotaMicros()));
     }
 
     @Override

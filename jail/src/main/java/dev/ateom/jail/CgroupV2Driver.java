@@ -52,23 +52,32 @@ public final class CgroupV2Driver implements CgroupDriver {
         CgroupFiles.checkName(name);
         SandboxCgroup cgroup = existing(name, limits);
         remove(cgroup);
-        Path dir = parent.resolve(name);
         try {
-            CgroupFiles.mkdirs(dir);
-            if (controllers.contains("memory")) {
-                CgroupFiles.write(dir.resolve("memory.max"), String.valueOf(limits.memoryBytes()));
-                if (Files.exists(dir.resolve("memory.swap.max"))) CgroupFiles.write(dir.resolve("memory.swap.max"), "0");
-            }
-            if (controllers.contains("pids")) CgroupFiles.write(dir.resolve("pids.max"), String.valueOf(limits.pidsMax()));
-            if (controllers.contains("cpu")) {
-                long quota = limits.cpuQuotaMicros();
-                CgroupFiles.write(dir.resolve("cpu.max"), (quota < 0 ? "max" : String.valueOf(quota)) + " " + CgroupLimits.CPU_PERIOD_MICROS);
-            }
+            CgroupFiles.mkdirs(parent.resolve(name));
+            writeLimits(parent.resolve(name), limits);
         } catch (RuntimeException e) {
             remove(cgroup);
             throw e;
         }
         return cgroup;
+    }
+
+    @Override
+    public SandboxCgroup limit(SandboxCgroup cgroup, CgroupLimits limits) {
+        writeLimits(cgroup.dirs().getFirst(), limits);
+        return new SandboxCgroup(cgroup.name(), cgroup.version(), cgroup.dirs(), limits);
+    }
+
+    private void writeLimits(Path dir, CgroupLimits limits) {
+        if (controllers.contains("memory")) {
+            CgroupFiles.write(dir.resolve("memory.max"), String.valueOf(limits.memoryBytes()));
+            if (Files.exists(dir.resolve("memory.swap.max"))) CgroupFiles.write(dir.resolve("memory.swap.max"), "0");
+        }
+        if (controllers.contains("pids")) CgroupFiles.write(dir.resolve("pids.max"), String.valueOf(limits.pidsMax()));
+        if (controllers.contains("cpu")) {
+            long quota = limits.cpuQuotaMicros();
+            CgroupFiles.write(dir.resolve("cpu.max"), (quota < 0 ? "max" : String.valueOf(quota)) + " " + CgroupLimits.CPU_PERIOD_MICROS);
+        }
     }
 
     @Override

@@ -1,5 +1,6 @@
 package dev.ateom.jail;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Comparator;
@@ -27,6 +28,7 @@ public final class JailCommand {
         List<String> argv = new ArrayList<>(List.of(launcher.toString(), "--uid", String.valueOf(spec.uid()), "--gid", String.valueOf(spec.gid())));
         spec.kvmGid().ifPresent(g -> argv.addAll(List.of("--kvm-gid", String.valueOf(g))));
         argv.addAll(List.of("--root", spec.root().toString()));
+        spec.mountPoints().forEach(p -> argv.addAll(List.of("--tmpfs", p.toString())));
         for (BindMount bind : spec.binds()) {
             argv.addAll(List.of(bind.readOnly() ? "--ro-bind" : "--bind", bind.source().toString(), bind.target().toString()));
         }
@@ -42,5 +44,39 @@ public final class JailCommand {
         if (dieWithParent) argv.add("--die-with-parent");
         argv.add("--");
         return argv;
+    }
+
+    /**
+     * The launcher's argv that binds {@code binds} into the mount namespace of the running jail of {@code pid} (its
+     * launcher or program), each at its target there, below one of the jail's mount points.
+     */
+    public static List<String> inject(Path launcher, long pid, List<BindMount> binds) {
+        if (binds.isEmpty()) throw new IllegalArgumentException("nothing to inject");
+        List<String> argv = new ArrayList<>(List.of(launcher.toString(), "--inject", String.valueOf(pid)));
+        for (BindMount bind : binds) {
+            argv.addAll(List.of(bind.readOnly() ? "--ro-bind" : "--bind", bind.source().toString(), bind.target().toString()));
+        }
+        return argv;
+    }
+
+    /**
+     * The argv of an injection started ahead: the launcher opens the jail's mount namespace of {@code pid} now and reads
+     * its binds from stdin later ({@link #injectInput}), so the claim pays no process start.
+     */
+    public static List<String> injectLater(Path launcher, long pid) {
+        return List.of(launcher.toString(), "--inject", String.valueOf(pid), "-");
+    }
+
+    /** What an injection started ahead reads on its stdin: the binds' arguments, each ended by a NUL. */
+    public static byte[] injectInput(List<BindMount> binds) {
+        if (binds.isEmpty()) throw new IllegalArgumentException("nothing to inject");
+        StringBuilder input = new StringBuilder();
+        for (BindMount bind : binds) {
+            for (String arg : List.of(bind.readOnly() ? "--ro-bind" : "--bind", bind.source().toString(), bind.target().toString())) {
+                if (arg.indexOf('\0') >= 0) throw new IllegalArgumentException("a NUL in " + arg);
+                input.append(arg).append('\0');
+            }
+        }
+        return input.toString().getBytes(StandardCharsets.UTF_8);
     }
 }

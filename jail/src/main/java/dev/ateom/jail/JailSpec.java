@@ -15,6 +15,8 @@ import java.util.OptionalInt;
  * @param gid         the program's gid, never 0
  * @param kvmGid      the one supplementary group, when {@code /dev/kvm} needs it
  * @param root        a host directory the launcher mounts the jail's tmpfs root on (it stays empty on the host)
+ * @param mountPoints empty tmpfs dirs (root's, 0755) mounted before the binds, where files are bound in after the start
+ *                    ({@link JailCommand#inject}); a warm pool member's sandbox paths are not known when it starts
  * @param binds       host paths visible inside the root, in mount order (a parent before what is mounted below it)
  * @param devices     device nodes bound at their own path ({@code /dev/null}, {@code /dev/urandom}, {@code /dev/kvm})
  * @param netns       a network namespace to enter ({@code /run/netns/<slot>}), or empty for a new one without a network
@@ -25,7 +27,7 @@ import java.util.OptionalInt;
  * @param procfs      whether the root gets a {@code /proc} (of the jail's own pid namespace only)
  * @param denyTcp     whether Landlock also forbids TCP bind and connect (kernels with Landlock ABI 4)
  */
-public record JailSpec(int uid, int gid, OptionalInt kvmGid, Path root, List<BindMount> binds, List<Path> devices, Optional<Path> netns,
+public record JailSpec(int uid, int gid, OptionalInt kvmGid, Path root, List<Path> mountPoints, List<BindMount> binds, List<Path> devices, Optional<Path> netns,
                        List<Path> cgroups, Map<Rlimit, Long> rlimits, List<Path> landlockRw, List<Path> landlockRo, boolean procfs,
                        boolean denyTcp) {
     public JailSpec {
@@ -34,11 +36,20 @@ public record JailSpec(int uid, int gid, OptionalInt kvmGid, Path root, List<Bin
         if (!root.isAbsolute()) throw new IllegalArgumentException("jail root must be absolute: " + root);
         kvmGid = kvmGid == null ? OptionalInt.empty() : kvmGid;
         netns = netns == null ? Optional.empty() : netns;
+        mountPoints = List.copyOf(mountPoints);
+        for (Path p : mountPoints) if (!p.isAbsolute()) throw new IllegalArgumentException("mount point must be absolute: " + p);
         binds = List.copyOf(binds);
         devices = List.copyOf(devices);
         cgroups = List.copyOf(cgroups);
         rlimits = Map.copyOf(rlimits);
         landlockRw = List.copyOf(landlockRw);
         landlockRo = List.copyOf(landlockRo);
+    }
+
+    /** A jail without mount points: everything it sees is bound at its start. */
+    public JailSpec(int uid, int gid, OptionalInt kvmGid, Path root, List<BindMount> binds, List<Path> devices, Optional<Path> netns,
+                    List<Path> cgroups, Map<Rlimit, Long> rlimits, List<Path> landlockRw, List<Path> landlockRo, boolean procfs,
+                    boolean denyTcp) {
+        this(uid, gid, kvmGid, root, List.of(), binds, devices, netns, cgroups, rlimits, landlockRw, landlockRo, procfs, denyTcp);
     }
 }

@@ -4,6 +4,7 @@ import dev.ateom.fixtures.wait.Eventually;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestInstance;
 import org.junit.jupiter.api.io.TempDir;
 
 import java.io.IOException;
@@ -13,6 +14,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
@@ -25,28 +27,30 @@ import static org.assertj.core.api.Assertions.assertThat;
  * A guest that took over its VMM: the attacker program (src/test/c/broken-out-vmm.c) is started by the launcher
  * in a VMM's jail from {@link VmmJails}, exactly as the daemon starts cloud-hypervisor, beside a sandbox state dir
  * with another sandbox's files, an API token and a second jailed VMM. Each attempt out is one assertion on the
- * errno it met.
+ * errno it met. {@link #attack} starts it as the daemon starts a VMM for its sandbox; BrokenOutPoolMemberTest as a warm
+ * pool member that got its sandbox's files at the claim.
  */
+@TestInstance(TestInstance.Lifecycle.PER_CLASS)
 class BrokenOutVmmTest {
-    private static final int UID = UidRange.DEFAULT.first() + 4242;
-    private static final long MEMORY_LIMIT = 48L << 20;
-    private static final long PIDS_LIMIT = 24;
+    static final int UID = UidRange.DEFAULT.first() + 4242;
+    static final long MEMORY_LIMIT = 48L << 20;
+    static final long PIDS_LIMIT = 24;
 
-    @TempDir
-    static Path tmp;
-    static Path state;
-    static Path runDir;
-    static Path otherRunDir;
-    static Path kernelDir;
-    static CgroupDriver cgroups;
-    static SandboxCgroup cgroup;
-    static SandboxCgroup otherCgroup;
-    static Process otherVmm;
-    static ServerSocket hostListener;
-    static Map<String, String> results = new HashMap<>();
+    Path tmp;
+    Path state;
+    Path runDir;
+    Path otherRunDir;
+    Path kernelDir;
+    CgroupDriver cgroups;
+    SandboxCgroup cgroup;
+    SandboxCgroup otherCgroup;
+    Process otherVmm;
+    ServerSocket hostListener;
+    final Map<String, String> results = new HashMap<>();
 
     @BeforeAll
-    static void breakOut() throws Exception {
+    void breakOut(@TempDir Path temp) throws Exception {
+        tmp = temp;
         state = tmp.resolve("state");
         Files.createDirectories(state.resolve("sandboxes/other/durable"));
         Files.writeString(state.resolve("sandboxes/other/durable/secret"), "other sandbox's data");
@@ -75,10 +79,7 @@ class BrokenOutVmmTest {
 
         hostListener = new ServerSocket(0, 1, InetAddress.getLoopbackAddress());
         long daemon = ProcessHandle.current().pid();
-        JailSpec spec = VmmJails.spec(JailFixture.request(UID, Files.createDirectories(tmp.resolve("root")), runDir, List.of(kernelDir),
-                Optional.of(cgroup)));
-        List<String> lines = JailFixture.run(spec, List.of(JailFixture.ATTACKER.toString(),
-                "read-own-run-dir=" + write(runDir.resolve("own-file")),
+        List<String> lines = attack(List.of("read-own-run-dir=" + write(runDir.resolve("own-file")),
                 "write-own-run-dir=" + runDir.resolve("written"),
                 "read-kernel=" + kernelDir.resolve("vmlinux"),
                 "read-other-durable=" + state.resolve("sandboxes/other/durable/secret"),
@@ -101,12 +102,26 @@ class BrokenOutVmmTest {
                 "mount=" + runDir,
                 "write-cgroup-procs=" + cgroupProcsOfHostRoot(),
                 "exhaust-memory=" + (4 * (MEMORY_LIMIT >> 20)),
-                "exhaust-pids=" + (4 * PIDS_LIMIT)), tmp.resolve("attacker.out"));
+                "exhaust-pids=" + (4 * PIDS_LIMIT)));
         for (String line : lines) {
             String[] parts = line.split(" ", 2);
             if (parts.length == 2) results.put(parts[0], parts[1]);
         }
         System.out.println("broken-out VMM: " + lines);
+    }
+
+    /** Runs the attacker with {@code attempts} in a VMM's jail made for its sandbox: its output lines. */
+    List<String> attack(List<String> attempts) throws Exception {
+        JailSpec spec = VmmJails.spec(JailFixture.request(UID, Files.createDirectories(tmp.resolve("root")), runDir, List.of(kernelDir),
+                Optional.of(cgroup)));
+        List<String> program = new ArrayList<>(List.of(JailFixture.ATTACKER.toString()));
+        program.addAll(attempts);
+        return JailFixture.run(spec, program, tmp.resolve("attacker.out"));
+    }
+
+    /** What writing a new file into the kernel's dir meets: the read-only bind of the dir. */
+    String kernelDirWriteError() {
+        return "EROFS";
     }
 
     private static Path write(Path file) throws IOException {
@@ -115,12 +130,12 @@ class BrokenOutVmmTest {
         return file;
     }
 
-    private static Path cgroupProcsOfHostRoot() {
+    private Path cgroupProcsOfHostRoot() {
         return cgroups.parents().getFirst().getParent().resolve("cgroup.procs");
     }
 
     @AfterAll
-    static void cleanUp() throws IOException {
+    void cleanUp() throws IOException {
         if (otherVmm != null) {
             otherVmm.destroyForcibly();
             otherVmm.onExit().join();
@@ -170,7 +185,7 @@ class BrokenOutVmmTest {
 
     @Test
     void theKernelDirIsReadOnly() {
-        assertThat(results.get("write-kernel-dir")).isEqualTo("EROFS");
+        assertThat(results.get("write-kernel-dir")).isEqualTo(kernelDirWriteError());
         assertThat(kernelDir.resolve("evil")).doesNotExist();
     }
 

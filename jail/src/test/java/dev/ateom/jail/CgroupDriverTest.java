@@ -48,6 +48,12 @@ class CgroupDriverTest {
         assertThat(Files.readString(memory.resolve("memory.limit_in_bytes")).trim()).isEqualTo(String.valueOf(96L << 20));
         assertThat(Files.readString(mounts.v1().get("pids").resolve(parent).resolve("sb1/pids.max")).trim()).isEqualTo("50");
         assertThat(Files.readString(mounts.v1().get("cpu").resolve(parent).resolve("sb1/cpu.cfs_quota_us")).trim()).isEqualTo("150000");
+        // a warm pool member's cgroup takes its sandbox's limits at the claim
+        cgroup = driver.limit(cgroup, new CgroupLimits(128L << 20, 60, 2.0));
+        assertThat(cgroup.limits().pidsMax()).isEqualTo(60);
+        assertThat(Files.readString(memory.resolve("memory.limit_in_bytes")).trim()).isEqualTo(String.valueOf(128L << 20));
+        assertThat(Files.readString(mounts.v1().get("pids").resolve(parent).resolve("sb1/pids.max")).trim()).isEqualTo("60");
+        assertThat(Files.readString(mounts.v1().get("cpu").resolve(parent).resolve("sb1/cpu.cfs_quota_us")).trim()).isEqualTo("200000");
         assertMembershipAndRemoval(driver, cgroup);
     }
 
@@ -61,6 +67,13 @@ class CgroupDriverTest {
         }
         if (driver.controllers().contains("memory")) {
             assertThat(Files.readString(cgroup.dirs().getFirst().resolve("memory.max")).trim()).isEqualTo(String.valueOf(96L << 20));
+        }
+        cgroup = driver.limit(cgroup, new CgroupLimits(128L << 20, 60, 2.0));
+        if (driver.controllers().contains("pids")) {
+            assertThat(Files.readString(cgroup.dirs().getFirst().resolve("pids.max")).trim()).isEqualTo("60");
+        }
+        if (driver.controllers().contains("memory")) {
+            assertThat(Files.readString(cgroup.dirs().getFirst().resolve("memory.max")).trim()).isEqualTo(String.valueOf(128L << 20));
         }
         assertMembershipAndRemoval(driver, cgroup);
     }

@@ -2,6 +2,7 @@ package dev.ateom.jail;
 
 import org.junit.jupiter.api.Test;
 
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.List;
 import java.util.Map;
@@ -35,6 +36,28 @@ class JailCommandTest {
                 List.of(), List.of(), false, false);
         assertThat(JailCommand.prefix(LAUNCHER, spec, false)).containsExactly("/opt/ateom/bin/ateom-jail", "--uid", "5", "--gid", "5",
                 "--root", "/r", "--new-netns", "--");
+    }
+
+    @Test
+    void aPoolMembersMountPointsComeBeforeItsBindsParentsFirstWithLandlocksRules() {
+        var spec = VmmJails.spec(new VmmJailRequest(7, OptionalInt.empty(), Path.of("/r"), List.of(), List.of(),
+                List.of(Path.of("/run/ateom/.vmm-pool/m1")), List.of(Path.of("/var/lib/ateom/sandboxes"), Path.of("/run/ateom")),
+                List.of(Path.of("/srv/images")), Optional.empty(), Optional.empty(), 64, 1 << 20));
+        assertThat(spec.mountPoints()).containsExactly(Path.of("/run/ateom"), Path.of("/srv/images"), Path.of("/var/lib/ateom/sandboxes"));
+        List<String> argv = JailCommand.prefix(LAUNCHER, spec, true);
+        assertThat(argv.subList(0, 13)).containsExactly("/opt/ateom/bin/ateom-jail", "--uid", "7", "--gid", "7", "--root", "/r",
+                "--tmpfs", "/run/ateom", "--tmpfs", "/srv/images", "--tmpfs", "/var/lib/ateom/sandboxes");
+        assertThat(argv).containsSequence("--bind", "/run/ateom/.vmm-pool/m1", "/run/ateom/.vmm-pool/m1")
+                .containsSequence("--landlock-rw", "/var/lib/ateom/sandboxes").containsSequence("--landlock-ro", "/srv/images");
+    }
+
+    @Test
+    void anInjectionStartedAheadReadsItsBindsNulSeparated() {
+        assertThat(JailCommand.injectLater(LAUNCHER, 42)).containsExactly("/opt/ateom/bin/ateom-jail", "--inject", "42", "-");
+        byte[] input = JailCommand.injectInput(List.of(BindMount.writable(Path.of("/run/ateom/sb/e1")), BindMount.readOnly(Path.of("/k"))));
+        assertThat(new String(input, StandardCharsets.UTF_8))
+                .isEqualTo("--bind\0/run/ateom/sb/e1\0/run/ateom/sb/e1\0--ro-bind\0/k\0/k\0");
+        assertThatThrownBy(() -> JailCommand.injectInput(List.of())).hasMessageContaining("nothing to inject");
     }
 
     @Test

@@ -19,11 +19,20 @@ import java.util.Optional;
  * @param root        the host dir its root is mounted on (empty on the host)
  * @param prefix      the launcher's argv up to {@code --}
  * @param environment extra environment for the program
+ * @param poolDir     the warm pool dir a claimed member was started in (its writable dir before the claim), removed
+ *                    with the jail; empty for a VMM started for its sandbox
  */
 public record VmmJail(String sandboxId, int epoch, int uid, Optional<SandboxCgroup> cgroup, Path outbox, Path root, List<String> prefix,
-                      Map<String, String> environment) {
+                      Map<String, String> environment, Optional<Path> poolDir) {
     public VmmJail {
         prefix = List.copyOf(prefix);
         environment = Map.copyOf(environment);
+        poolDir = poolDir == null ? Optional.empty() : poolDir;
+    }
+
+    /** The jail of a VMM started for its sandbox. */
+    public VmmJail(String sandboxId, int epoch, int uid, Optional<SandboxCgroup> cgroup, Path outbox, Path root, List<String> prefix,
+                   Map<String, String> environment) {
+        this(sandboxId, epoch, uid, cgroup, outbox, root, prefix, environment, Optional.empty());
     }
 }

@@ -48,16 +48,17 @@ import static java.lang.System.Logger.Level.WARNING;
  */
 public final class VmmJailer {
     private static final System.Logger LOG = System.getLogger(VmmJailer.class.getName());
-    private static final long NOFILE = 4096;
+    static final long NOFILE = 4096;
 
-    private final JailConfig config;
-    private final Path launcher;
-    private final Path rootsDir;
-    private final Optional<CgroupDriver> cgroups;
-    private final UidAllocator uids;
-    private final Supplier<VmmProgram> program;
+    final JailConfig config;
+    final Path launcher;
+    final Path rootsDir;
+    final Optional<CgroupDriver> cgroups;
+    final UidAllocator uids;
+    final Supplier<VmmProgram> program;
     private final Map<String, VmmJail> live = new ConcurrentHashMap<>();
     private final Set<String> adoptedCgroups = ConcurrentHashMap.newKeySet();
+    private volatile PoolMemberJails poolMembers;
 
     private VmmJailer(JailConfig config, Path launcher, Path rootsDir, Optional<CgroupDriver> cgroups, Supplier<VmmProgram> program) {
         this.config = config;
@@ -155,27 +156,17 @@ public final class VmmJailer {
      */
     public VmmJail prepare(String sandboxId, String name, int epoch, int vcpus, int memoryMib, List<Path> readOnly, Path runDir,
                            Optional<Path> restoreDir, Path outbox, boolean dieWithDaemon) {
-        int uid = uids.allocate().orElseThrow(() -> new IllegalStateException("every uid of --jail-uid-range " + config.uidRange()
-                + " is taken by a live VMM"));
+        int uid = allocateUid();
         Optional<SandboxCgroup> cgroup = Optional.empty();
         Path root = rootsDir.resolve(name + "-e" + epoch);
         try {
             VmmProgram vmm = program.get();
-            long memory = ((long) memoryMib + config.memoryOverheadMib() + vmm.extraOverheadMib()) << 20;
-            CgroupLimits limits = new CgroupLimits(memory, config.pidsMax(), config.cpuQuotaFor(vcpus));
-            cgroup = cgroups.map(d -> d.create(name, limits));
+            cgroup = sandboxCgroup(name, vcpus, memoryMib, vmm);
             Files.createDirectories(root);
-            FileOwnership.give(runDir, uid, "rwx------");
-            recreate(outbox);
-            FileOwnership.give(outbox, uid, "rwx------");
+            handFiles(uid, runDir, restoreDir, outbox);
             List<Path> ro = new ArrayList<>(readOnly);
-            if (restoreDir.isPresent()) {
-                FileOwnership.readableByAll(restoreDir.get());
-                FileOwnership.give(restoreDir.get(), uid, "r-x------");
-                ro.add(restoreDir.get());
-            }
-            // a snapshot's memory file is as large as the guest's memory: the file size limit leaves room for it
-            long fsize = ((long) memoryMib + 1024) << 20;
+            restoreDir.ifPresent(ro::add);
+            long fsize = fileSizeLimit(memoryMib);
             JailSpec spec = VmmJails.spec(new VmmJailRequest(uid, kvmGid(), root, vmm.readOnly(), ro, List.of(runDir, outbox),
                     Optional.empty(), cgroup, NOFILE, fsize));
             VmmJail jail = new VmmJail(sandboxId, epoch, uid, cgroup, outbox, root, JailCommand.prefix(launcher, spec, dieWithDaemon),
@@ -191,7 +182,54 @@ public final class VmmJailer {
         }
     }
 
-    private static void recreate(Path dir) throws IOException {
+    int allocateUid() {
+        return uids.allocate().orElseThrow(() -> new IllegalStateException("every uid of --jail-uid-range " + config.uidRange()
+                + " is taken by a live VMM"));
+    }
+
+    /** The sandbox's cgroup (named {@code name}) with its limits: the guest's memory, the overhead, the program's own. */
+    Optional<SandboxCgroup> sandboxCgroup(String name, int vcpus, int memoryMib, VmmProgram vmm) {
+        CgroupLimits limits = sandboxLimits(vcpus, memoryMib, vmm);
+        return cgroups.map(d -> d.create(name, limits));
+    }
+
+    CgroupLimits sandboxLimits(int vcpus, int memoryMib, VmmProgram vmm) {
+        long memory = ((long) memoryMib + config.memoryOverheadMib() + vmm.extraOverheadMib()) << 20;
+        return new CgroupLimits(memory, config.pidsMax(), config.cpuQuotaFor(vcpus));
+    }
+
+    /** A snapshot's memory file is as large as the guest's memory: the file size limit leaves room for it. */
+    static long fileSizeLimit(long memoryMib) {
+        return (memoryMib + 1024) << 20;
+    }
+
+    /** The epoch's run dir and the outbox (made empty) to the VMM's uid, a restore dir readable by it. */
+    static void handFiles(int uid, Path runDir, Optional<Path> restoreDir, Path outbox) throws IOException {
+        FileOwnership.give(runDir, uid, "rwx------");
+        recreate(outbox);
+        FileOwnership.give(outbox, uid, "rwx------");
+        if (restoreDir.isPresent()) {
+            FileOwnership.readableByAll(restoreDir.get());
+            FileOwnership.give(restoreDir.get(), uid, "r-x------");
+        }
+    }
+
+    /** A jail made elsewhere (a warm pool member handed over) is now the sandbox's live one. */
+    void register(VmmJail jail) {
+        live.put(jail.sandboxId(), jail);
+    }
+
+    /**
+     * The jails of the warm pool's members: each started with empty mount points at {@code runDir},
+     * {@code sandboxesDir} and the image roots, where its sandbox's files are bound in at the claim.
+     */
+    public synchronized PoolMemberJails poolMembers(Path runDir, Path sandboxesDir, List<Path> imageRoots) {
+        if (!config.enabled()) throw new IllegalStateException("--jail off: pool members are not jailed");
+        if (poolMembers == null) poolMembers = new PoolMemberJails(this, runDir, sandboxesDir, imageRoots);
+        return poolMembers;
+    }
+
+    static void recreate(Path dir) throws IOException {
         if (Files.exists(dir)) {
             try (var entries = Files.walk(dir)) {
                 for (Path p : entries.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);
@@ -201,7 +239,7 @@ public final class VmmJailer {
     }
 
     /** The group of {@code /dev/kvm} when others may not open it (the VMM's one supplementary group). */
-    private static OptionalInt kvmGid() {
+    static OptionalInt kvmGid() {
         Path kvm = Path.of("/dev/kvm");
         if (!Files.exists(kvm)) return OptionalInt.empty();
         try {
@@ -268,6 +306,7 @@ public final class VmmJailer {
         uids.free(jail.uid());
         deleteQuietly(jail.root());
         deleteQuietly(jail.outbox());
+        jail.poolDir().ifPresent(VmmJailer::deleteQuietly);
     }
 
     /** A survivor of a killed daemon kept running (adopted): its uid and cgroup stay taken. */
@@ -282,9 +321,11 @@ public final class VmmJailer {
     /** Removes the cgroups (killing what runs in them) and roots a previous daemon left that no adopted VMM uses. */
     public void removeLeftovers() {
         if (!config.enabled()) return;
+        PoolMemberJails members = poolMembers;
+        Set<String> memberNames = members == null ? Set.of() : members.names();
         cgroups.ifPresent(d -> {
             for (String name : d.children()) {
-                if (adoptedCgroups.contains(name)) continue;
+                if (adoptedCgroups.contains(name) || memberNames.contains(name)) continue;
                 LOG.log(INFO, "removing the leftover VMM cgroup " + name + " of a previous daemon");
                 d.remove(d.existing(name, new CgroupLimits(1, 1, 0)));
             }
@@ -292,6 +333,7 @@ public final class VmmJailer {
         try (var roots = Files.list(rootsDir)) {
             Set<Path> used = ConcurrentHashMap.newKeySet();
             live.values().forEach(j -> used.add(j.root()));
+            memberNames.forEach(n -> used.add(rootsDir.resolve(n)));
             roots.filter(r -> !used.contains(r)).forEach(VmmJailer::deleteQuietly);
         } catch (IOException e) {
             LOG.log(WARNING, "cannot list " + rootsDir + ": " + e.getMessage());
@@ -321,7 +363,7 @@ public final class VmmJailer {
         }
     }
 
-    private static void deleteQuietly(Path path) {
+    static void deleteQuietly(Path path) {
         if (path == null || !Files.exists(path)) return;
         try (var entries = Files.walk(path)) {
             for (Path p : entries.sorted(Comparator.reverseOrder()).toList()) Files.deleteIfExists(p);

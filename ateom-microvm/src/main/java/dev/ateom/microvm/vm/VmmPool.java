@@ -31,6 +31,9 @@ import static java.lang.System.Logger.Level.WARNING;
  * the sandbox's epoch dir and returns it; a background thread refills the pool. Members die with the daemon
  * (parent-death signal) and a start reclaims whatever a previous daemon left there.
  *
+ * <p>With the jail on, each member is started in a jail of its own ({@link MemberJails}): its uid, an empty root with
+ * mount points where its sandbox's files are bound in at the claim ({@link HandOver}), no network.
+ *
  * <p>Disabled (size 0) when children are to outlive the daemon: a claimed CHV's command line names its pool path,
  * not the sandbox's, which the adoption of survivors after a restart relies on.
  */
@@ -42,6 +45,7 @@ public final class VmmPool implements AutoCloseable {
 
     private final Path poolDir;
     private final Path binary;
+    private final MemberJails jails;
     private final int size;
     private final LinkedBlockingDeque<Member> ready = new LinkedBlockingDeque<>();
     private final Object refill = new Object();
@@ -52,9 +56,49 @@ public final class VmmPool implements AutoCloseable {
 
     private record Member(Path dir, ChvProcess chv) {}
 
-    private VmmPool(Path poolDir, Path binary, int size, PrometheusRegistry registry) {
+    /** How members are jailed: each gets a jail of its own at its start, ended when it is discarded unclaimed. */
+    public interface MemberJails {
+        /** Members run unjailed ({@code --jail off}). */
+        MemberJails NONE = new MemberJails() {
+            @Override
+            public ChvLaunch jail(Path memberDir, ChvLaunch launch) { return launch; }
+
+            @Override
+            public void started(Path memberDir, ChvProcess chv) {}
+
+            @Override
+            public void release(Path memberDir) {}
+
+            @Override
+            public boolean jailed() { return false; }
+        };
+
+        /** {@code launch} inside a new jail for the member in {@code memberDir} (made writable for it). */
+        ChvLaunch jail(Path memberDir, ChvLaunch launch);
+
+        /** The member answers, its jail is up: what the hand-over needs may be readied now, off the claim's path. */
+        void started(Path memberDir, ChvProcess chv);
+
+        /** Ends the jail of a member never handed over, once its processes are gone. */
+        void release(Path memberDir);
+
+        /** Whether members are jailed: then the jail handed over owns the member's dir, which outlives the claim. */
+        boolean jailed();
+    }
+
+    /** What a claim does with a member before it is the caller's; a failure discards the member (the claim goes cold). */
+    @FunctionalInterface
+    public interface HandOver {
+        /** @param memberDir the member's dir, {@code chv} its process (already moved to the claim's paths) */
+        void accept(Path memberDir, ChvProcess chv);
+
+        HandOver NOTHING = (dir, chv) -> {};
+    }
+
+    private VmmPool(Path poolDir, Path binary, MemberJails jails, int size, PrometheusRegistry registry) {
         this.poolDir = poolDir;
         this.binary = binary;
+        this.jails = jails;
         this.size = binary == null ? 0 : size;
         claims = Counter.builder().name("ateom_vmm_pool_claims_total")
                 .help("cloud-hypervisor processes handed to create, clone and resume: warm from the pool or cold-started")
@@ -70,12 +114,13 @@ public final class VmmPool implements AutoCloseable {
      * Reclaims {@code <runDir>/.vmm-pool} (kills what a previous daemon left there); {@link #startFilling} fills it.
      *
      * @param binary the CHV binary, or empty when there is none (then the pool stays empty)
+     * @param jails  how members are jailed ({@link MemberJails#NONE}: not at all)
      * @param size   members to keep; 0 disables the pool
      */
-    public static VmmPool start(Path runDir, Optional<Path> binary, int size, PrometheusRegistry registry) {
+    public static VmmPool start(Path runDir, Optional<Path> binary, MemberJails jails, int size, PrometheusRegistry registry) {
         Path poolDir = runDir.resolve(".vmm-pool");
         reclaim(poolDir);
-        VmmPool pool = new VmmPool(poolDir, binary.orElse(null), size, registry);
+        VmmPool pool = new VmmPool(poolDir, binary.orElse(null), jails, size, registry);
         if (pool.size > 0) {
             try {
                 Files.createDirectories(poolDir);
@@ -100,6 +145,14 @@ public final class VmmPool implements AutoCloseable {
      * when none is ready: then the caller starts one itself.
      */
     public Optional<ChvProcess> claim(SandboxLayout.EpochLayout target) {
+        return claim(target, HandOver.NOTHING);
+    }
+
+    /**
+     * {@link #claim(SandboxLayout.EpochLayout)}, {@code handOver} done last (a jailed member gets its sandbox's files
+     * and cgroup there); when it fails, the member is discarded and the claim is empty.
+     */
+    public Optional<ChvProcess> claim(SandboxLayout.EpochLayout target, HandOver handOver) {
         Member member;
         while ((member = ready.poll()) != null) {
             wakeRefiller();
@@ -124,9 +177,36 @@ public final class VmmPool implements AutoCloseable {
             claims.labelValues("cold").inc();
             return Optional.empty();
         }
-        TreeRemoval.removeRecursively(member.dir());
+        ChvProcess claimed = member.chv().movedTo(moved);
+        try {
+            handOver.accept(member.dir(), claimed);
+        } catch (RuntimeException e) {
+            LOG.log(WARNING, "cannot hand pooled cloud-hypervisor pid " + claimed.pid() + " over to " + target.dir() + ": " + e.getMessage()
+                    + "; starting one cold");
+            discard(new Member(member.dir(), claimed));
+            deleteQuietly(moved.logFile(), moved.outputFile(), moved.apiSocket());
+            claims.labelValues("cold").inc();
+            return Optional.empty();
+        }
+        // a jailed member's dir is in its jail (its JVM's temporary files, for the stand-in): it goes with the jail
+        if (!jails.jailed()) TreeRemoval.removeRecursively(member.dir());
         claims.labelValues("warm").inc();
-        return Optional.of(member.chv().movedTo(moved));
+        return Optional.of(claimed);
+    }
+
+    /** No claim: the caller starts a VMM cold, as no member can serve it (counted as a cold claim). */
+    public Optional<ChvProcess> passOver() {
+        claims.labelValues("cold").inc();
+        return Optional.empty();
+    }
+
+    /**
+     * A claimed member whose hand-over failed after the claim returned (it ran beside the bring-up): killed, its jail
+     * released, its dir and the logs and socket the claim moved removed.
+     */
+    public void discardClaimed(Path memberDir, ChvProcess chv) {
+        discard(new Member(memberDir, chv));
+        deleteQuietly(chv.launch().logFile(), chv.launch().outputFile(), chv.launch().apiSocket());
     }
 
     private static void moveIfPresent(Path from, Path to) throws IOException {
@@ -181,11 +261,25 @@ public final class VmmPool implements AutoCloseable {
             throw new UncheckedIOException("cannot create " + dir, e);
         }
         try {
-            ChvProcess chv = ChvProcess.start(new ChvLaunch(binary, dir.resolve("api.sock"), dir.resolve("chv.log"),
-                    dir.resolve("chv.out"), 1, READY_TIMEOUT, Map.of()));
+            ChvProcess chv = ChvProcess.start(jails.jail(dir, new ChvLaunch(binary, dir.resolve("api.sock"), dir.resolve("chv.log"),
+                    dir.resolve("chv.out"), 1, READY_TIMEOUT, Map.of())));
+            try {
+                jails.started(dir, chv);
+            } catch (RuntimeException e) {
+                chv.kill();
+                throw e;
+            }
             return new Member(dir, chv);
         } catch (RuntimeException e) {
-            TreeRemoval.removeRecursively(dir);
+            // the start killed what it started, or the jail was not made: either way nothing of it runs. A close's
+            // interrupt would cut the clean-up's file I/O short (interruptible channels): it is kept for after it
+            boolean interrupted = Thread.interrupted();
+            try {
+                jails.release(dir);
+                TreeRemoval.removeRecursively(dir);
+            } finally {
+                if (interrupted) Thread.currentThread().interrupt();
+            }
             throw e;
         }
     }
@@ -196,10 +290,11 @@ public final class VmmPool implements AutoCloseable {
         }
     }
 
-    private static void discard(Member member) {
+    private void discard(Member member) {
         try {
             member.chv().kill();
         } finally {
+            jails.release(member.dir());
             TreeRemoval.removeRecursively(member.dir());
         }
     }

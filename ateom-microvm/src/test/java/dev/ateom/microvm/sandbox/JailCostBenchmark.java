@@ -16,75 +16,88 @@ import java.util.List;
 import java.util.Map;
 
 /**
- * What the VMM jail costs resume and clone, in one run: the CHV stand-in's {@code none} backend under three daemons,
- * {@code --jail off} with the warm pool (the default before issue 24), {@code --jail off} without it (every CHV
- * started cold, as the jail does) and {@code --jail on}. The p50 of each request (wall clock at the client) and of its
- * {@code chvStart} step, with ratios to the first two. Run: {@code mvn -pl ateom-microvm test -Dtest=JailCostBenchmark
+ * What the VMM jail costs resume and clone, in one run: the CHV stand-in's {@code none} backend under two daemons side
+ * by side, {@code --jail off} and {@code --jail on}, both with the warm VMM pool ({@code --vmm-pool 2}), their cycles
+ * interleaved so both see the same host load. The p50 of each request (wall clock at the client) and of its
+ * {@code chvStart} step (the claim), of the wait for a jailed member's hand-over (its files bound in, its cgroup's
+ * limits: beside the virtiofsd start), the ratio and the difference, and how many claims were warm. Run: {@code mvn -pl ateom-microvm test -Dtest=JailCostBenchmark
  * -Dsurefire.excludedGroups=none}.
  */
 @Tag("benchmark")
 class JailCostBenchmark {
-    private static final int CYCLES = Integer.getInteger("bench.jailCycles", 5);
+    private static final int CYCLES = Integer.getInteger("bench.jailCycles", 9);
+    private static final String WARM = "ateom_vmm_pool_claims_total{source=\"warm\"}";
+    private static final String COLD = "ateom_vmm_pool_claims_total{source=\"cold\"}";
     @TempDir Path dir;
+
+    private record Bench(String name, DaemonHarness daemon, Map<String, List<Long>> samples) {}
 
     @Test
     void resumeAndCloneWithAndWithoutTheJail() throws Exception {
         Map<String, Map<ConfigOption, String>> configs = new LinkedHashMap<>();
         configs.put("jail off, pool 2", Map.of(ConfigOption.JAIL, "off", ConfigOption.VMM_POOL, "2"));
-        configs.put("jail off, pool 0", Map.of(ConfigOption.JAIL, "off", ConfigOption.VMM_POOL, "0"));
-        configs.put("jail on", Map.of(ConfigOption.JAIL, "on"));
-        Map<String, Map<String, Long>> p50s = new LinkedHashMap<>();
-        for (var config : configs.entrySet()) {
-            Path root = Files.createDirectories(dir.resolve(config.getKey().replaceAll("[^a-z0-9]", "")));
-            try (DaemonHarness daemon = new DaemonHarness(root, config.getValue())) {
-                Map<String, List<Long>> samples = new LinkedHashMap<>();
-                daemon.createOk(daemon.spec("bench", "bench"));
-                String snapshot = null;
-                for (int i = 0; i < CYCLES; i++) {
-                    snapshot = daemon.post("/v1/sandboxes/bench/suspend", "{}").body().path("snapshotId").asText();
-                    daemon.awaitTeardowns();
-                    daemon.awaitPoolFull();
+        configs.put("jail on, pool 2", Map.of(ConfigOption.JAIL, "on", ConfigOption.VMM_POOL, "2"));
+        List<Bench> benches = new ArrayList<>();
+        try {
+            for (var config : configs.entrySet()) {
+                Path root = Files.createDirectories(dir.resolve(config.getKey().replaceAll("[^a-z0-9]", "")));
+                benches.add(new Bench(config.getKey(), new DaemonHarness(root, config.getValue()), new LinkedHashMap<>()));
+            }
+            for (Bench b : benches) b.daemon().createOk(b.daemon().spec("bench", "bench"));
+            Map<String, String> snapshots = new LinkedHashMap<>();
+            for (int i = 0; i < CYCLES; i++) {
+                for (Bench b : benches) {
+                    snapshots.put(b.name(), b.daemon().post("/v1/sandboxes/bench/suspend", "{}").body().path("snapshotId").asText());
+                    b.daemon().awaitTeardowns();
+                    b.daemon().awaitPoolFull();
                     long start = System.nanoTime();
-                    JsonNode resumed = daemon.post("/v1/sandboxes/bench/resume", "{}").body();
-                    add(samples, "resume", start, resumed);
+                    JsonNode resumed = b.daemon().post("/v1/sandboxes/bench/resume", "{}").body();
+                    add(b.samples(), "resume", start, resumed);
                 }
-                for (int i = 0; i < CYCLES; i++) {
-                    daemon.awaitPoolFull();
-                    ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshot).put("id", "clone-" + i);
+            }
+            for (int i = 0; i < CYCLES; i++) {
+                for (Bench b : benches) {
+                    b.daemon().awaitPoolFull();
+                    ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshots.get(b.name())).put("id", "clone-" + i);
                     clone.putObject("identity").put("name", "clone-" + i).put("namespace", "bench");
                     long start = System.nanoTime();
-                    JsonNode cloned = daemon.createOk(clone).body();
-                    add(samples, "clone", start, cloned);
-                    daemon.delete("/v1/sandboxes/clone-" + i);
+                    JsonNode cloned = b.daemon().createOk(clone).body();
+                    add(b.samples(), "clone", start, cloned);
+                    b.daemon().delete("/v1/sandboxes/clone-" + i);
                 }
-                daemon.delete("/v1/sandboxes/bench?deleteSnapshots=true");
-                Map<String, Long> p50 = new LinkedHashMap<>();
-                samples.forEach((name, values) -> p50.put(name, values.stream().sorted().toList().get(values.size() / 2)));
-                p50s.put(config.getKey(), p50);
             }
+            print(benches);
+            for (Bench b : benches) b.daemon().delete("/v1/sandboxes/bench?deleteSnapshots=true");
+        } finally {
+            for (Bench b : benches) b.daemon().close();
         }
-        print(p50s);
     }
 
     private static void add(Map<String, List<Long>> samples, String op, long start, JsonNode answer) {
         samples.computeIfAbsent(op + " (request)", k -> new ArrayList<>()).add((System.nanoTime() - start) / 1_000_000);
         samples.computeIfAbsent(op + " chvStart", k -> new ArrayList<>()).add(answer.path("timingsMs").path("chvStart").asLong());
+        // with the jail: how long the bring-up waited for the warm member's hand-over running beside virtiofsd (0: not at all)
+        samples.computeIfAbsent(op + " handOver wait", k -> new ArrayList<>()).add(answer.path("timingsMs").path("handOver").asLong());
     }
 
-    private static void print(Map<String, Map<String, Long>> p50s) {
-        List<String> names = new ArrayList<>(p50s.keySet());
-        Map<String, Long> pooled = p50s.get(names.get(0));
-        Map<String, Long> cold = p50s.get(names.get(1));
-        Map<String, Long> jailed = p50s.get(names.get(2));
-        System.out.printf("%nVMM jail cost, none backend, %d resumes and %d clones each, p50 ms%n", CYCLES, CYCLES);
-        System.out.printf("%-18s %17s %17s %10s %12s %12s%n", "", names.get(0), names.get(1), names.get(2), "on/pool 2", "on/pool 0");
-        for (String row : jailed.keySet()) {
-            System.out.printf("%-18s %17d %17d %10d %12s %12s%n", row, pooled.get(row), cold.get(row), jailed.get(row),
-                    ratio(jailed.get(row), pooled.get(row)), ratio(jailed.get(row), cold.get(row)));
+    private static long p50(List<Long> values) {
+        return values.stream().sorted().toList().get(values.size() / 2);
+    }
+
+    private static void print(List<Bench> benches) throws Exception {
+        Bench off = benches.get(0);
+        Bench on = benches.get(1);
+        System.out.printf("%nVMM jail cost, none backend, %d resumes and %d clones each, interleaved, p50 ms (load average %s)%n", CYCLES,
+                CYCLES, Files.readString(Path.of("/proc/loadavg")).strip());
+        System.out.printf("%-20s %17s %17s %8s %8s%n", "", off.name(), on.name(), "on/off", "on-off");
+        for (String row : off.samples().keySet()) {
+            long a = p50(off.samples().get(row));
+            long b = p50(on.samples().get(row));
+            System.out.printf("%-20s %17d %17d %8s %8d%n", row, a, b, a == 0 ? "-" : String.format("%.2fx", (double) b / a), b - a);
         }
-    }
-
-    private static String ratio(long a, long b) {
-        return b == 0 ? "-" : String.format("%.2fx", (double) a / b);
+        for (Bench b : benches) {
+            System.out.printf("%s: VMM claims warm %.0f, cold %.0f%n", b.name(), Math.max(0, b.daemon().metric(WARM)),
+                    Math.max(0, b.daemon().metric(COLD)));
+        }
     }
 }

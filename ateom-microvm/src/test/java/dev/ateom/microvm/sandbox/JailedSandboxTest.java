@@ -16,16 +16,20 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.concurrent.TimeUnit;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * Every VMM jailed (the default {@code --jail on}), the CHV stand-in ({@code none} backend) as the VMM: create,
- * suspend, resume, clone and delete, each VMM seen from the host through /proc (its own uid, no capabilities,
- * no_new_privs, namespaces not the daemon's, in the sandbox's cgroup with its limits) and nothing of a jail left
- * after delete. A restart adopts a jailed survivor (its uid and cgroup kept) and removes a dead daemon's cgroups.
+ * suspend, resume, clone and delete, each claiming a warm member of the VMM pool (jailed since its start, handed its
+ * sandbox's files and cgroup at the claim), each VMM seen from the host through /proc (its own uid, no capabilities,
+ * no_new_privs, namespaces not the daemon's, in the sandbox's cgroup with the sandbox's limits) and
+ * nothing of a jail left after delete but the idle members'. A restart adopts a jailed survivor (its uid and cgroup
+ * kept) and removes a dead daemon's cgroups.
  */
 class JailedSandboxTest {
     @RegisterExtension
@@ -34,11 +38,17 @@ class JailedSandboxTest {
     @TempDir
     Path restartRoot;
 
+    private static final String WARM_CLAIMS = "ateom_vmm_pool_claims_total{source=\"warm\"}";
+    private static final String COLD_CLAIMS = "ateom_vmm_pool_claims_total{source=\"cold\"}";
+
     @Test
     void createSuspendResumeCloneDeleteJailed() throws Exception {
+        daemon.awaitPoolFull();
+        double warm = Math.max(0, daemon.metric(WARM_CLAIMS));
         JsonNode created = daemon.createOk(daemon.spec("jailed", "jailed")).body().path("sandbox");
         JsonNode jail = created.path("runtime").path("jail");
         assertJailed(created.path("runtime"));
+        assertThat(daemon.metric(WARM_CLAIMS)).as("create claimed a warm, jailed member").isEqualTo(warm + 1);
         // the three virtiofsd of the sandbox share its cgroup
         List<Long> members = cgroupMembers(jail);
         for (JsonNode share : created.path("runtime").path("shares")) assertThat(members).contains(share.path("pid").asLong());
@@ -56,14 +66,18 @@ class JailedSandboxTest {
         // what the jailed VMM wrote is root's again, readable by the next VMM whatever its uid
         assertNoFileOfJailUids(daemon.stateDir().resolve("snapshots").resolve(snapshotId));
 
+        daemon.awaitPoolFull();
         JsonNode resumed = daemon.post("/v1/sandboxes/jailed/resume", "{}").body().path("sandbox");
         assertThat(resumed.path("state").asText()).as(resumed.toString()).isEqualTo("RUNNING");
         assertJailed(resumed.path("runtime"));
+        assertThat(daemon.metric(WARM_CLAIMS)).as("resume claimed a warm member").isEqualTo(warm + 2);
 
+        daemon.awaitPoolFull();
         ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshotId).put("id", "jailed-clone");
         clone.putObject("identity").put("name", "jailed-clone").put("namespace", "tests");
         JsonNode cloned = daemon.createOk(clone).body().path("sandbox");
         assertJailed(cloned.path("runtime"));
+        assertThat(daemon.metric(WARM_CLAIMS)).as("clone claimed a warm member").isEqualTo(warm + 3);
         assertThat(cloned.path("runtime").path("jail").path("uid").asInt()).as("never two live VMMs with one uid")
                 .isNotEqualTo(resumed.path("runtime").path("jail").path("uid").asInt());
         assertThat(cloned.path("runtime").path("jail").path("cgroup").asText())
@@ -76,10 +90,17 @@ class JailedSandboxTest {
             for (JsonNode path : runtime.path("jail").path("cgroupPaths")) assertThat(Path.of(path.asText())).as("cgroup after delete").doesNotExist();
             assertThat(running(runtime.path("jail").path("vmmPid").asLong())).as("the VMM after delete").isFalse();
         }
-        assertNoFileOfJailUids(daemon.root());
+        // what is left of jails is the idle members' alone: their pool dirs and roots, as many as are ready
+        daemon.awaitPoolFull();
+        int idle = (int) daemon.metric("ateom_vmm_pool_ready");
+        assertNoFileOfJailUids(daemon.root(), daemon.runDir().resolve(".vmm-pool"));
         assertThat(Files.readString(Path.of("/proc/self/mountinfo"))).as("no jail mount in the daemon's namespace").doesNotContain("/.jail/");
+        try (Stream<Path> poolDirs = Files.list(daemon.runDir().resolve(".vmm-pool"))) {
+            assertThat(poolDirs.toList()).as("pool dirs after delete: the idle members'").hasSize(idle);
+        }
         try (Stream<Path> roots = Files.list(daemon.runDir().resolve(".jail"))) {
-            assertThat(roots.toList()).as("jail roots after delete").isEmpty();
+            assertThat(roots.map(r -> r.getFileName().toString()).toList()).as("jail roots after delete: the idle members'")
+                    .hasSize(idle).allMatch(name -> name.startsWith("pool_"));
         }
     }
 
@@ -128,6 +149,69 @@ class JailedSandboxTest {
         assertNoFileOfJailUids(restartRoot);
     }
 
+    @Test
+    void aSandboxNoMemberCanServeGetsAColdJailedVmmAndThePoolKeepsItsMembers() throws Exception {
+        // a member's file size limit has room for a guest as large as the host's memory, no larger
+        long hostMib = Long.parseLong(Files.readString(Path.of("/proc/meminfo")).lines().filter(l -> l.startsWith("MemTotal:"))
+                .findFirst().orElseThrow().replaceAll("\\D", "")) >> 10;
+        assertThat(hostMib + 2048).as("a guest larger than this host's memory is a valid spec").isLessThanOrEqualTo(262_144);
+        try (DaemonHarness harness = new DaemonHarness(restartRoot, Map.of())) {
+            harness.awaitPoolFull();
+            Set<Long> idle = poolVmms(harness);
+            double warm = Math.max(0, harness.metric(WARM_CLAIMS));
+            double cold = Math.max(0, harness.metric(COLD_CLAIMS));
+            ObjectNode spec = harness.spec("large", "large").put("memoryMib", hostMib + 2048);
+            JsonNode runtime = harness.createOk(spec).body().path("sandbox").path("runtime");
+            assertJailed(runtime);
+            assertThat(harness.metric(COLD_CLAIMS)).as("started cold").isEqualTo(cold + 1);
+            assertThat(Math.max(0, harness.metric(WARM_CLAIMS))).isEqualTo(warm);
+            assertThat(idle).as("no member thrown away").allMatch(JailedSandboxTest::running).doesNotContain(runtime.path("jail").path("vmmPid").asLong());
+            assertThat(harness.delete("/v1/sandboxes/large").status()).isEqualTo(204);
+            for (JsonNode path : runtime.path("jail").path("cgroupPaths")) assertThat(Path.of(path.asText())).doesNotExist();
+        }
+    }
+
+    @Test
+    void aHandOverThatFailsDiscardsTheMemberAndTheBringUpStartsAColdJailedVmm() throws Exception {
+        try (DaemonHarness harness = new DaemonHarness(restartRoot, Map.of())) {
+            harness.awaitPoolFull();
+            Set<Long> idle = poolVmms(harness);
+            // every member's injector gone: a claim's hand-over cannot bind the sandbox's files in
+            Set<String> launchers = idle.stream().map(vmm -> ProcessHandle.of(vmm).flatMap(ProcessHandle::parent).orElseThrow().pid())
+                    .map(String::valueOf).collect(Collectors.toSet());
+            List<ProcessHandle> injectors = ProcessHandle.current().descendants().filter(p -> p.info().arguments().map(List::of)
+                    .map(args -> args.indexOf("--inject") >= 0 && launchers.contains(args.get(args.indexOf("--inject") + 1))).orElse(false))
+                    .toList();
+            assertThat(injectors).as("one injector per idle member, waiting").hasSize(idle.size());
+            for (ProcessHandle injector : injectors) {
+                injector.destroyForcibly();
+                injector.onExit().get(30, TimeUnit.SECONDS);
+            }
+            JsonNode runtime = harness.createOk(harness.spec("fallback", "fallback")).body().path("sandbox").path("runtime");
+            assertJailed(runtime);
+            long vmm = runtime.path("jail").path("vmmPid").asLong();
+            assertThat(idle).as("a cold VMM, not a member").doesNotContain(vmm);
+            assertThat(idle.stream().filter(JailedSandboxTest::running).count()).as("the claimed member was discarded").isEqualTo(idle.size() - 1);
+            assertThat(runtime.path("jail").path("cgroup").asText()).as("the cold jail's cgroup is named after the sandbox").isEqualTo("fallback");
+            assertThat(harness.delete("/v1/sandboxes/fallback").status()).isEqualTo(204);
+            for (JsonNode path : runtime.path("jail").path("cgroupPaths")) assertThat(Path.of(path.asText())).doesNotExist();
+            assertThat(running(vmm)).isFalse();
+        }
+        assertNoFileOfJailUids(restartRoot);
+    }
+
+    /** The idle members' VMMs: processes whose API socket is under the pool dir, below their jail launcher. */
+    private static Set<Long> poolVmms(DaemonHarness harness) {
+        String pool = harness.runDir().resolve(".vmm-pool") + "/";
+        long self = ProcessHandle.current().pid();
+        return ProcessHandle.current().descendants().filter(p -> {
+            List<String> args = p.info().arguments().map(List::of).orElse(List.of());
+            int socket = args.indexOf("--api-socket") + 1;
+            return socket > 0 && args.get(socket).startsWith(pool) && p.parent().map(parent -> parent.pid() != self).orElse(false)
+                    && !args.contains("--uid");
+        }).map(ProcessHandle::pid).collect(Collectors.toSet());
+    }
+
     /** The runtime's VMM, seen from the host: jailed as the issue asks. */
     private static void assertJailed(JsonNode runtime) throws IOException {
         JsonNode jail = runtime.path("jail");
@@ -147,7 +231,14 @@ class JailedSandboxTest {
             assertThat(theirs).as(ns + " namespace").isNotEqualTo(Files.readSymbolicLink(Path.of("/proc/self/ns", ns)).toString())
                     .isEqualTo(jail.path("namespaces").path(ns).asText());
         }
-        assertThat(cgroupMembers(jail)).as("in its cgroup").contains(vmm);
+        long launcher = runtime.path("chvPid").asLong();
+        assertThat(cgroupMembers(jail)).as("in its cgroup, with its launcher").contains(vmm, launcher);
+        assertThat(Files.readString(Path.of("/proc", String.valueOf(vmm), "cgroup"))).as("its cgroup per /proc")
+                .contains("/" + jail.path("cgroup").asText() + "\n");
+        // a warm member's cgroup became the sandbox's at the claim: the sandbox's limits, not the member's
+        assertThat(Files.readString(Path.of(firstPath(jail, "memory")).resolve(jail.path("cgroupVersion").asInt() == 1
+                ? "memory.limit_in_bytes" : "memory.max")).trim()).as("the sandbox's memory limit").isEqualTo(jail.path("memoryBytes").asText());
+        assertThat(Files.readString(Path.of(firstPath(jail, "pids")).resolve("pids.max")).trim()).isEqualTo(jail.path("pidsMax").asText());
         assertThat(jail.path("pidsMax").asLong()).isPositive();
         assertThat(jail.path("memoryBytes").asLong()).isGreaterThan(512L << 20);
     }
@@ -177,9 +268,15 @@ class JailedSandboxTest {
     }
 
     private static void assertNoFileOfJailUids(Path dir) throws IOException {
+        assertNoFileOfJailUids(dir, null);
+    }
+
+    /** No file under {@code dir} but those under {@code except} (when not null) belongs to a jail's uid. */
+    private static void assertNoFileOfJailUids(Path dir, Path except) throws IOException {
         List<String> owned = new ArrayList<>();
         try (Stream<Path> all = Files.walk(dir)) {
             for (Path p : all.toList()) {
+                if (except != null && p.startsWith(except)) continue;
                 int uid = (Integer) Files.getAttribute(p, "unix:uid", LinkOption.NOFOLLOW_LINKS);
                 if (UidRange.DEFAULT.contains(uid)) owned.add(p + " (uid " + uid + ")");
             }

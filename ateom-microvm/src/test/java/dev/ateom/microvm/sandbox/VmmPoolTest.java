@@ -10,6 +10,7 @@ import org.junit.jupiter.api.io.TempDir;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -21,8 +22,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 /**
  * The warm pool of cloud-hypervisor processes ({@code --vmm-pool}): members answer before anyone asks, create,
  * clone and resume take one and it is replaced, what a previous daemon left in the pool is reclaimed at start,
- * and nothing outlives the daemon. The pool holds unjailed processes, so it runs with {@code --jail off} only: with
- * the jail on it keeps none and every VMM starts in its own jail.
+ * and nothing outlives the daemon. With the jail on (the default) every member starts in a jail of its own; most tests
+ * here run with {@code --jail off} for the pool's own mechanics, JailedSandboxTest covers jailed claims in depth.
  */
 class VmmPoolTest {
     @TempDir Path dir;
@@ -33,12 +34,43 @@ class VmmPoolTest {
     }
 
     @Test
-    void theJailTurnsThePoolOff() throws Exception {
+    void withTheJailOnMembersStartJailedAndACreateClaimsOne() throws Exception {
+        // a member's jail root a killed daemon left (its processes died with it; recovery has no record of members)
+        Path leftoverRoot = Files.createDirectories(dir.resolve("run/.jail/pool_m9"));
         try (DaemonHarness daemon = new DaemonHarness(dir, Map.of(ConfigOption.VMM_POOL, "2"))) {
-            assertThat(daemon.metric("ateom_vmm_pool_size")).isEqualTo(0);
-            JsonNode runtime = daemon.createOk(daemon.spec("jailed-cold", "jailed-cold")).body().path("sandbox").path("runtime");
-            assertThat(runtime.path("jail").path("uid").asInt()).as("started cold, in its own jail").isPositive();
-            assertThat(daemon.delete("/v1/sandboxes/jailed-cold").status()).isEqualTo(204);
+            assertThat(leftoverRoot).as("a dead daemon's member root").doesNotExist();
+            daemon.awaitPoolFull();
+            assertThat(daemon.metric("ateom_vmm_pool_size")).isEqualTo(2);
+            Set<Long> vmms = poolPids(daemon).stream().filter(pid -> ProcessHandle.of(pid).flatMap(ProcessHandle::parent)
+                    .map(parent -> parent.pid() != ProcessHandle.current().pid()).orElse(false)).collect(Collectors.toSet());
+            assertThat(vmms).as("each member's VMM, under its jail launcher").hasSize(2);
+            Set<String> uids = new HashSet<>();
+            for (long vmm : vmms) {
+                String status = Files.readString(Path.of("/proc", String.valueOf(vmm), "status"));
+                assertThat(status).contains("NoNewPrivs:\t1").contains("CapEff:\t0000000000000000").doesNotContainPattern("(?m)^Uid:\\s+0\\s");
+                uids.add(status.lines().filter(l -> l.startsWith("Uid:")).findFirst().orElseThrow().split("\\s+")[1]);
+                assertThat(Files.readSymbolicLink(Path.of("/proc", String.valueOf(vmm), "ns", "net")))
+                        .as("a network namespace of its own").isNotEqualTo(Files.readSymbolicLink(Path.of("/proc/self/ns/net")));
+                assertThat(Files.readString(Path.of("/proc", String.valueOf(vmm), "cgroup"))).as("in a pool member's cgroup").contains("/pool_m");
+            }
+            assertThat(uids).as("one uid per member").hasSize(2);
+
+            JsonNode runtime = daemon.createOk(daemon.spec("jailed-warm", "jailed-warm")).body().path("sandbox").path("runtime");
+            assertThat(daemon.metrics()).contains("ateom_vmm_pool_claims_total{source=\"warm\"} 1.0");
+            assertThat(vmms).as("create took an idle member").contains(runtime.path("jail").path("vmmPid").asLong());
+            assertThat(uids).as("with its uid").contains(runtime.path("jail").path("uid").asText());
+            assertThat(Files.readString(Path.of("/proc", runtime.path("jail").path("vmmPid").asText(), "cgroup")))
+                    .as("its cgroup, the sandbox's now").contains("/" + runtime.path("jail").path("cgroup").asText() + "\n");
+            Path memoryDir = Path.of(runtime.path("jail").path("cgroupPaths").get(0).asText()); // v1: memory first; v2: the one dir
+            String limit = Files.readString(memoryDir.resolve(runtime.path("jail").path("cgroupVersion").asInt() == 1
+                    ? "memory.limit_in_bytes" : "memory.max")).trim();
+            assertThat(limit).as("the sandbox's memory limit written over the member's").isEqualTo(runtime.path("jail").path("memoryBytes").asText());
+            assertThat(runtime.path("jail").path("memoryBytes").asLong()).as("its guest's memory and more").isGreaterThan(512L << 20);
+            assertThat(daemon.delete("/v1/sandboxes/jailed-warm").status()).isEqualTo(204);
+        }
+        assertThat(dir.resolve("run/.vmm-pool")).as("the pool dir goes with the daemon").doesNotExist();
+        try (var left = Files.walk(dir.resolve("run"))) {
+            assertThat(left.filter(p -> p.toString().contains("/.jail")).toList()).as("no member's jail root after the daemon's stop").isEmpty();
         }
     }
 

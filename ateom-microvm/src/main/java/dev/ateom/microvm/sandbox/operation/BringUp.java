@@ -99,8 +99,10 @@ final class BringUp {
                 ? Optional.of(timer.step("rewrite", () -> vms.prepareRestoreDir(restore.snapshot(), layout, epoch, el,
                         VmStarter.socketsByTag(shareSpecs), rollback)))
                 : Optional.empty();
-        ChvProcess chv = timer.step("chvStart", () -> vms.startChv(record, layout, el, epoch, restoreDir, rollback));
+        StartedChv started = timer.step("chvStart", () -> vms.startChv(record, layout, el, epoch, restoreDir, rollback));
         ShareSet shares = VmStarter.awaitStarted(starting);
+        // a warm jailed VMM's hand-over ran beside virtiofsd's start; its jail is the sandbox's once it is done
+        ChvProcess chv = started.await(timer);
         vms.jailShares(record.id(), shares);
         // the last moment before the VM is created: the lease taken beside everything above must be held by now
         LeaseClaim lease = entry.leaseClaim();

@@ -6,6 +6,7 @@ import dev.ateom.microvm.HostTools;
 import dev.ateom.microvm.PrivateDirs;
 import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.jail.VmmJail;
+import dev.ateom.microvm.jail.PoolMemberJails;
 import dev.ateom.microvm.jail.VmmJailer;
 import dev.ateom.microvm.sandbox.NetworkRuntime;
 import dev.ateom.microvm.sandbox.Rollback;
@@ -40,6 +41,10 @@ import java.util.OptionalInt;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+import static java.lang.System.Logger.Level.INFO;
 
 /**
  * Starts the parts of a sandbox's VM, each registering its undo in the caller's {@link Rollback} (the virtiofsd,
@@ -47,6 +52,7 @@ import java.util.concurrent.CompletionException;
  * source dir, CHV. In which order, side by side or not, and how they are timed is {@link BringUp}'s business.
  */
 public final class VmStarter {
+    private static final System.Logger LOG = System.getLogger(VmStarter.class.getName());
     /** CHV answers vmm.ping in milliseconds; a loaded host (or the JVM-based stand-in) may need far longer. */
     private static final Duration CHV_READY_TIMEOUT = Duration.ofSeconds(30);
 
@@ -55,12 +61,14 @@ public final class VmStarter {
     private final HostTools tools;
     private final VmmPool pool;
     private final VmmJailer jailer;
+    private final Optional<PoolMemberJails> memberJails;
     private final ShareSetsAhead sharesAhead;
 
     public VmStarter(DaemonConfig config, SnapshotCatalog snapshots, HostTools tools, VmmPool pool, VmmJailer jailer,
-            ShareSetsAhead sharesAhead) {
+            Optional<PoolMemberJails> memberJails, ShareSetsAhead sharesAhead) {
         this.pool = pool;
         this.jailer = jailer;
+        this.memberJails = memberJails;
         this.sharesAhead = sharesAhead;
         this.config = config;
         this.snapshots = snapshots;
@@ -72,16 +80,18 @@ public final class VmStarter {
      * virtiofsd started ahead, each sized by the options and registered in {@code registry}'s metrics.
      */
     public static VmStarter start(DaemonConfig config, SnapshotCatalog snapshots, HostTools tools, PrometheusRegistry registry) {
-        // the pool's members are unjailed processes: with the jail on every VMM is started in its own jail instead
-        VmmPool pool = VmmPool.start(config.runDir(), tools.hypervisor().resolved(),
-                config.childrenDieWithDaemon() && !config.jail().enabled() ? config.vmmPool() : 0, registry);
         VmmJailer jailer = VmmJailer.start(config.jail(), config.stateDir(), config.runDir(), tools.hypervisor().resolved());
+        // with the jail on, each member starts in a jail of its own and gets its sandbox's files at the claim
+        Optional<PoolMemberJails> memberJails = jailer.enabled()
+                ? Optional.of(jailer.poolMembers(config.runDir(), config.sandboxesDir(), config.imageRoots())) : Optional.empty();
+        VmmPool pool = VmmPool.start(config.runDir(), tools.hypervisor().resolved(), memberJails.<VmmPool.MemberJails>map(j -> j)
+                .orElse(VmmPool.MemberJails.NONE), config.childrenDieWithDaemon() ? config.vmmPool() : 0, registry);
         GaugeWithCallback.builder().name("ateom_sandbox_cgroup_memory_bytes")
                 .help("Memory a running sandbox's cgroup uses now (its jailed cloud-hypervisor and virtiofsd)").labelNames("sandbox")
                 .callback(cb -> jailer.memoryUsage().forEach((id, bytes) -> cb.call(bytes, id))).register(registry);
         // like the pool: only processes that die with the daemon may be started for nobody yet (recovery finds no record of them)
         ShareSetsAhead sharesAhead = new ShareSetsAhead(config.childrenDieWithDaemon() ? config.virtiofsdAhead() : 0);
-        return new VmStarter(config, snapshots, tools, pool, jailer, sharesAhead);
+        return new VmStarter(config, snapshots, tools, pool, jailer, memberJails, sharesAhead);
     }
 
     /** The warm pool starts filling (once the API answers and every tool is there). */
@@ -180,32 +190,75 @@ public final class VmStarter {
     public VmmJailer jailer() { return jailer; }
 
     /**
-     * A jailed CHV started now ({@code --jail on}: the warm pool holds unjailed processes and is off), or a warm CHV
-     * from the pool moved into the epoch's dir, or else one started now.
+     * A warm CHV from the pool moved into the epoch's dir (jailed: its hand-over, its sandbox's files and cgroup, running
+     * beside until {@link StartedChv#await}), or else one started now (jailed: in a jail made for it).
      */
-    ChvProcess startChv(SandboxRecord record, SandboxLayout layout, SandboxLayout.EpochLayout el, int epoch, Optional<Path> restoreDir,
+    StartedChv startChv(SandboxRecord record, SandboxLayout layout, SandboxLayout.EpochLayout el, int epoch, Optional<Path> restoreDir,
                         Rollback rollback) {
         Path binary = tools.hypervisor().resolved().orElseThrow();
         ChvLaunch launch = new ChvLaunch(binary, el.apiSocket(), el.chvLog(), el.chvOutput(), 1, CHV_READY_TIMEOUT, Map.of())
                 .withDieWithDaemon(config.childrenDieWithDaemon());
-        ChvProcess chv;
-        if (jailer.enabled()) {
-            SandboxSpec spec = record.spec();
-            List<Path> readOnly = new ArrayList<>();
-            if (spec.kernel() != null) readOnly.add(Path.of(spec.kernel()));
-            if (spec.initramfs() != null) readOnly.add(Path.of(spec.initramfs()));
-            VmmJail jail = jailer.prepare(record.id(), layout.runDir().getFileName().toString(), epoch, spec.vcpus() == null ? 1 : spec.vcpus(),
-                    spec.memoryMib() == null ? 512 : spec.memoryMib(), readOnly, el.dir(), restoreDir, layout.sandboxDir().resolve("vmm-out"),
-                    config.childrenDieWithDaemon());
-            // registered before the start: the rollback runs last to first, so the jail ends after CHV is killed
-            rollback.add("end the jail of cloud-hypervisor", () -> jailer.release(record.id(), epoch));
-            chv = ChvProcess.start(launch.withJail(jail.prefix()).withEnvironment(jail.environment()));
-        } else {
-            chv = pool.claim(el).orElseGet(() -> ChvProcess.start(launch));
+        if (!jailer.enabled()) {
+            ChvProcess chv = pool.claim(el).orElseGet(() -> ChvProcess.start(launch));
+            // a failed bring-up discards the VM: nothing in it matters, so SIGKILL, as in Teardown
+            rollback.add("kill cloud-hypervisor", chv::kill);
+            return StartedChv.ready(chv);
         }
-        // a failed bring-up discards the VM: nothing in it matters, so SIGKILL, as in Teardown
-        rollback.add("kill cloud-hypervisor", chv::kill);
-        return chv;
+        SandboxSpec spec = record.spec();
+        List<Path> readOnly = new ArrayList<>();
+        if (spec.kernel() != null) readOnly.add(Path.of(spec.kernel()));
+        if (spec.initramfs() != null) readOnly.add(Path.of(spec.initramfs()));
+        String name = layout.runDir().getFileName().toString();
+        int vcpus = spec.vcpus() == null ? 1 : spec.vcpus();
+        int memoryMib = spec.memoryMib() == null ? 512 : spec.memoryMib();
+        Path outbox = layout.sandboxDir().resolve("vmm-out");
+        // registered before the kill: the rollback runs last to first, so the jail ends after CHV is killed
+        rollback.add("end the jail of cloud-hypervisor", () -> jailer.release(record.id(), epoch));
+        Supplier<ChvProcess> cold = () -> {
+            VmmJail jail = jailer.prepare(record.id(), name, epoch, vcpus, memoryMib, readOnly, el.dir(), restoreDir, outbox,
+                    config.childrenDieWithDaemon());
+            ChvProcess chv = ChvProcess.start(launch.withJail(jail.prefix()).withEnvironment(jail.environment()));
+            rollback.add("kill cloud-hypervisor", chv::kill);
+            return chv;
+        };
+        CompletableFuture<Path> claimedFrom = new CompletableFuture<>();
+        CompletableFuture<VmmJail> handOver = new CompletableFuture<>();
+        Optional<String> misfit = memberJails.orElseThrow().misfit(memoryMib, readOnly, el.dir(), restoreDir, outbox);
+        misfit.ifPresent(why -> LOG.log(INFO, "no pooled cloud-hypervisor can serve " + record.id() + " (" + why + "): starting one cold"));
+        Optional<ChvProcess> warm = misfit.isPresent() ? pool.passOver() : pool.claim(el, (memberDir, member) -> {
+            claimedFrom.complete(memberDir);
+            Thread.ofVirtual().name("jail-hand-over-" + record.id()).start(() -> {
+                try {
+                    handOver.complete(memberJails.orElseThrow().handOver(memberDir, record.id(), epoch, vcpus, memoryMib, readOnly, el.dir(),
+                            restoreDir, outbox));
+                } catch (Throwable e) {
+                    // whatever ends the hand-over ends the future: the bring-up waits on it
+                    handOver.completeExceptionally(e);
+                }
+            });
+        });
+        if (warm.isEmpty()) return StartedChv.ready(cold.get());
+        ChvProcess member = warm.get();
+        Path memberDir = claimedFrom.join();
+        // once: a cold VMM started instead has the claim's paths (socket, logs) by then
+        AtomicBoolean discarded = new AtomicBoolean();
+        Runnable discard = () -> {
+            if (discarded.compareAndSet(false, true)) pool.discardClaimed(memberDir, member);
+        };
+        rollback.add("kill cloud-hypervisor", member::kill);
+        // a bring-up failing before it awaited the hand-over: the hand-over ends first; a failed one leaves the member's
+        // jail to the pool's discard (the jail made for the sandbox, if any, ends by the first entry above)
+        rollback.add("await the hand-over of the pooled cloud-hypervisor", () -> {
+            try {
+                handOver.join();
+            } catch (CompletionException e) {
+                discard.run();
+            }
+        });
+        return StartedChv.handingOver(member, handOver, failure -> {
+            discard.run();
+            return cold.get();
+        });
     }
 
     /** A jailed VMM's virtiofsd: their sockets handed to its uid, the processes moved into its cgroup. */
