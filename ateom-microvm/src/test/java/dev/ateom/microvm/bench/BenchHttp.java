@@ -26,8 +26,11 @@ import java.util.concurrent.ConcurrentLinkedDeque;
  * the daemon closed meanwhile is found closed before it is used, so no request is ever sent twice.
  */
 final class BenchHttp implements AutoCloseable {
-    /** An answer: its status and body (UTF-8). */
-    record Answer(int status, String body) {}
+    /**
+     * An answer: its status, body (UTF-8) and the daemon's own time for it ({@code Server-Timing: daemon;dur=}, NaN
+     * when absent).
+     */
+    record Answer(int status, String body, double serverMillis) {}
 
     private final InetSocketAddress address;
     private final ConcurrentLinkedDeque<Connection> idle = new ConcurrentLinkedDeque<>();
@@ -101,6 +104,7 @@ final class BenchHttp implements AutoCloseable {
             int code = Integer.parseInt(parts[1]);
             long length = -1;
             boolean chunked = false;
+            double serverMillis = Double.NaN;
             keepAlive = parts[0].equals("HTTP/1.1");
             for (String header = line(); !header.isEmpty(); header = line()) {
                 int colon = header.indexOf(':');
@@ -111,6 +115,7 @@ final class BenchHttp implements AutoCloseable {
                     case "content-length" -> length = Long.parseLong(value);
                     case "transfer-encoding" -> chunked = value.toLowerCase(Locale.ROOT).contains("chunked");
                     case "connection" -> keepAlive = !value.equalsIgnoreCase("close");
+                    case "server-timing" -> serverMillis = daemonDuration(value);
                     default -> { }
                 }
             }
@@ -126,7 +131,19 @@ final class BenchHttp implements AutoCloseable {
                 body = in.readAllBytes(); // no length: the body ends with the connection
                 keepAlive = false;
             }
-            return new Answer(code, new String(body, StandardCharsets.UTF_8));
+            return new Answer(code, new String(body, StandardCharsets.UTF_8), serverMillis);
+        }
+
+        /** {@code dur} of the {@code daemon} metric in a Server-Timing value; NaN without one. */
+        private static double daemonDuration(String value) {
+            for (String metric : value.split(",")) {
+                String[] params = metric.trim().split(";");
+                if (!params[0].trim().equals("daemon")) continue;
+                for (String param : params) {
+                    if (param.trim().startsWith("dur=")) return Double.parseDouble(param.trim().substring(4));
+                }
+            }
+            return Double.NaN;
         }
 
         private byte[] chunkedBody() throws IOException {

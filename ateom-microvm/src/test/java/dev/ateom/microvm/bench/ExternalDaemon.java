@@ -109,8 +109,8 @@ final class ExternalDaemon implements AutoCloseable {
         return 0;
     }
 
-    /** A request and its wall time as the client sees it. */
-    record Timed(int status, JsonNode body, double millis) {
+    /** A request: its wall time as the client sees it, and the daemon's own time for it (NaN if it did not say). */
+    record Timed(int status, JsonNode body, double millis, double serverMillis) {
         /** This answer, if its status is {@code expected}; otherwise fails naming both and the body. */
         Timed expect(int expected) {
             if (status != expected) throw new IllegalStateException("expected HTTP " + expected + " but got " + status + ": " + body);
@@ -132,7 +132,7 @@ final class ExternalDaemon implements AutoCloseable {
         BenchHttp.Answer res = http.send(method, path, headers, body);
         double millis = (System.nanoTime() - t0) / 1e6;
         JsonNode json = res.body().isEmpty() ? ApiJson.mapper().createObjectNode() : ApiJson.mapper().readTree(res.body());
-        return new Timed(res.status(), json, millis);
+        return new Timed(res.status(), json, millis, res.serverMillis());
     }
 
     @Override
