@@ -121,8 +121,6 @@ final class BringUp {
                         VmStarter.socketsByTag(shareSpecs), rollback)))
                 : Optional.empty();
         ChvProcess chv = timer.step("chvStart", () -> vms.startChv(record, layout, el, epoch, restoreDir, rollback));
-        // before issue 27 the warm pool replaced a claimed member at once, beside the rest of the bring-up
-        if (SpeedBaseline.active()) vms.bringUpDone();
         ShareSet shares = VmStarter.awaitStarted(starting);
         vms.jailShares(record.id(), shares);
         // the last moment before the VM is created: the lease taken beside everything above must be held by now
