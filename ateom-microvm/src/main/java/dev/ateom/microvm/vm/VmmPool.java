@@ -102,7 +102,7 @@ public final class VmmPool implements AutoCloseable {
     public Optional<ChvProcess> claim(SandboxLayout.EpochLayout target) {
         Member member;
         while ((member = ready.poll()) != null) {
-            // no refill here: the claiming bring-up asks for it when done (refill)
+            wakeRefiller();
             if (member.chv().isAlive()) break;
             LOG.log(WARNING, "pooled cloud-hypervisor pid " + member.chv().pid() + " died while idle; discarding it");
             discard(member);
@@ -189,13 +189,6 @@ public final class VmmPool implements AutoCloseable {
             throw e;
         }
     }
-
-    /**
-     * Replaces claimed (or dead) members. Called by the bring-up that claimed once it is done, not at the claim: a new
-     * member's start would compete for the CPU with the rest of that bring-up (its three virtiofsd, vm.restore), and a
-     * stand-in member is a JVM whose start takes ~0.5 s of CPU (a real CHV's some ms).
-     */
-    public void refill() { wakeRefiller(); }
 
     private void wakeRefiller() {
         synchronized (refill) {

@@ -59,16 +59,6 @@ final class BringUp {
      */
     void run(SandboxEntry entry, VmSource source, int epoch, StepTimer timer, Rollback rollback, SandboxState stateOnRefusal,
              Runnable systemInfo) {
-        try {
-            bringUp(entry, source, epoch, timer, rollback, stateOnRefusal, systemInfo);
-        } finally {
-            // the pool member this claimed is replaced only now: its start would slow every step above
-            context.vms().bringUpDone();
-        }
-    }
-
-    private void bringUp(SandboxEntry entry, VmSource source, int epoch, StepTimer timer, Rollback rollback, SandboxState stateOnRefusal,
-                         Runnable systemInfo) {
         SandboxRecord record = entry.record();
         SandboxLayout layout = context.layout(record.id());
         VmStarter vms = context.vms();

@@ -87,9 +87,6 @@ public final class VmStarter {
     /** The warm pool starts filling (once the API answers and every tool is there). */
     public void startPoolFilling() { pool.startFilling(); }
 
-    /** A bring-up is done (its VM runs, or it failed): the warm pool replaces what it claimed now ({@link VmmPool#refill}). */
-    void bringUpDone() { pool.refill(); }
-
     /** The virtiofsd a suspend's teardown starts for the sandbox's next resume. */
     ShareSetsAhead sharesAhead() { return sharesAhead; }
 
