@@ -69,37 +69,73 @@ public final class ShareSetsAhead implements AutoCloseable {
     /**
      * The set started for {@code key} with exactly {@code specs}, once its start is done (waiting for it if need be),
      * if every share still runs; otherwise empty, and whatever was started for the key is killed. Either way the key
-     * has no set afterwards: the claimant owns what it got.
+     * has no set afterwards: the claimant owns what it got. {@link #take} then {@link Claim#await}, in one.
      */
     public Optional<ShareSet> claim(String key, List<ShareSpec> specs) {
-        Ahead ahead;
-        CompletableFuture<Void> dropped;
+        return take(key, specs).await();
+    }
+
+    /**
+     * Takes what {@code key} has (a set started or starting, a dropped set's kill still running) without waiting for
+     * it: the key has no set afterwards. The wait is {@link Claim#await}'s, so a bring-up can prepare everything else
+     * meanwhile; until then the key's socket paths may be held ({@link Claim#holdsPaths}).
+     */
+    public Claim take(String key, List<ShareSpec> specs) {
         synchronized (this) {
-            ahead = sets.remove(key);
-            dropped = stopping.get(key);
+            return new Claim(key, List.copyOf(specs), sets.remove(key), stopping.get(key));
         }
-        // a dropped set of this key still holds its socket paths until its kill is done
-        if (dropped != null) dropped.join();
-        if (ahead == null) return Optional.empty();
-        if (!ahead.specs().equals(specs)) {
-            LOG.log(Level.INFO, "virtiofsd started ahead for " + key + " serve other specs than the claim's; stopping them");
-            kill(ahead);
-            return Optional.empty();
+    }
+
+    /** What {@link #take} took for a key: the set started ahead, if any, and a kill of a dropped one still running. */
+    public static final class Claim {
+        /** Nothing taken: for a bring-up that has no set started ahead (a create or clone). */
+        public static final Claim NONE = new Claim(null, List.of(), null, null);
+        private final String key;
+        private final List<ShareSpec> specs;
+        private final Ahead ahead;
+        private final CompletableFuture<Void> dropped;
+
+        private Claim(String key, List<ShareSpec> specs, Ahead ahead, CompletableFuture<Void> dropped) {
+            this.key = key;
+            this.specs = specs;
+            this.ahead = ahead;
+            this.dropped = dropped;
         }
-        ShareSet set;
-        try {
-            set = ahead.starting().join();
-        } catch (CompletionException e) {
-            LOG.log(Level.WARNING, "virtiofsd started ahead for " + key + " failed to start: " + e.getCause().getMessage());
-            return Optional.empty();
+
+        /**
+         * Whether processes started ahead for the key may still hold its socket paths and pid files (a set starting or
+         * serving, or a dropped set being killed): the claimant keeps the dir they are in until {@link #await} returned.
+         */
+        public boolean holdsPaths() { return ahead != null || dropped != null; }
+
+        /**
+         * The set, once its start is done, if it was started with exactly the claim's specs and every share still runs;
+         * otherwise empty, with what was started for the key killed (and a dropped set's kill done) by then.
+         */
+        public Optional<ShareSet> await() {
+            // a dropped set of this key still holds its socket paths until its kill is done
+            if (dropped != null) dropped.join();
+            if (ahead == null) return Optional.empty();
+            if (!ahead.specs().equals(specs)) {
+                LOG.log(Level.INFO, "virtiofsd started ahead for " + key + " serve other specs than the claim's; stopping them");
+                kill(ahead);
+                return Optional.empty();
+            }
+            ShareSet set;
+            try {
+                set = ahead.starting().join();
+            } catch (CompletionException e) {
+                LOG.log(Level.WARNING, "virtiofsd started ahead for " + key + " failed to start: " + e.getCause().getMessage());
+                return Optional.empty();
+            }
+            List<ShareKind> exited = set.processes().values().stream().filter(p -> !p.isAlive()).map(VirtiofsdProcess::kind).toList();
+            if (!exited.isEmpty()) {
+                LOG.log(Level.WARNING, "virtiofsd started ahead for " + key + " exited before their claim (" + exited + "); stopping the rest");
+                kill(ahead);
+                return Optional.empty();
+            }
+            return Optional.of(set);
         }
-        List<ShareKind> exited = set.processes().values().stream().filter(p -> !p.isAlive()).map(VirtiofsdProcess::kind).toList();
-        if (!exited.isEmpty()) {
-            LOG.log(Level.WARNING, "virtiofsd started ahead for " + key + " exited before their claim (" + exited + "); stopping the rest");
-            kill(ahead);
-            return Optional.empty();
-        }
-        return Optional.of(set);
     }
 
     /** Kills the set of {@code key}, if any, once its start is done; its processes are gone when this returns. */

@@ -132,6 +132,27 @@ class ShareSetsAheadTest {
     }
 
     @Test
+    void aTakeReturnsWhileTheStartRunsAndItsAwaitGivesTheSetOnceItServes() throws Exception {
+        try (ShareSetsAhead ahead = new ShareSetsAhead(2)) {
+            List<ShareSpec> specs = specs("sb-t");
+            ahead.startAhead("sb-t", launcher, specs);
+
+            ShareSetsAhead.Claim claim = ahead.take("sb-t", specs);
+
+            assertThat(ahead.startEnded("sb-t")).as("the key has no set once taken").isFalse();
+            assertThat(ahead.holds("sb-t")).isFalse();
+            assertThat(claim.holdsPaths()).as("its processes hold the key's paths until the claim is awaited").isTrue();
+            assertThat(ahead.take("sb-t", specs).holdsPaths()).as("taken once").isFalse();
+            Optional<ShareSet> claimed = claim.await();
+            assertThat(claimed).isPresent();
+            assertThat(claimed.get().processes().values()).allMatch(VirtiofsdProcess::isAlive);
+            claimed.get().kill();
+            assertThat(ShareSetsAhead.Claim.NONE.holdsPaths()).isFalse();
+            assertThat(ShareSetsAhead.Claim.NONE.await()).isEmpty();
+        }
+    }
+
+    @Test
     void aBudgetOfZeroStartsNothingAndDiscardKills() throws Exception {
         try (ShareSetsAhead none = new ShareSetsAhead(0); ShareSetsAhead one = new ShareSetsAhead(1)) {
             assertThat(none.enabled()).isFalse();

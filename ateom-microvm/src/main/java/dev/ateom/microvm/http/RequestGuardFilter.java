@@ -9,8 +9,8 @@ import io.helidon.webserver.http.RoutingResponse;
 import java.util.Set;
 
 /**
- * Runs before every route: refuses bodies over the size limit (413) and requests without the
- * bearer token (401), except for the unauthenticated liveness route.
+ * Runs before every route: times the request ({@link ServerTiming}), refuses bodies over the size limit (413) and
+ * requests without the bearer token (401), except for the unauthenticated liveness route.
  */
 public final class RequestGuardFilter implements Filter {
     private static final Set<String> OPEN_PATHS = Set.of("/healthz");
@@ -25,6 +25,10 @@ public final class RequestGuardFilter implements Filter {
 
     @Override
     public void filter(FilterChain chain, RoutingRequest req, RoutingResponse res) {
+        ServerTiming.timed(() -> guard(chain, req, res));
+    }
+
+    private void guard(FilterChain chain, RoutingRequest req, RoutingResponse res) {
         String path = req.path().path();
         if (!OPEN_PATHS.contains(path)) {
             String header = req.headers().first(HeaderNames.AUTHORIZATION).orElse(null);

@@ -29,6 +29,8 @@ public final class Responses {
         }
         res.status(status);
         res.header(HeaderNames.CONTENT_TYPE, mediaType);
+        // the body is serialized by now; what is left (writing it to the socket) the client's wall time holds
+        ServerTiming.header().ifPresent(value -> res.header(ServerTiming.HEADER, value));
         res.send(bytes);
     }
 }

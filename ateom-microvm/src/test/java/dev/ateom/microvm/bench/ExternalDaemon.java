@@ -5,10 +5,7 @@ import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.microvm.sandbox.TestTools;
 
 import java.io.IOException;
-import java.net.URI;
-import java.net.http.HttpClient;
-import java.net.http.HttpRequest;
-import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
@@ -23,9 +20,9 @@ import java.util.concurrent.TimeUnit;
  */
 final class ExternalDaemon implements AutoCloseable {
     private final Process process;
-    private final HttpClient http = HttpClient.newHttpClient();
     private final String token;
-    private final int port;
+    /** Not the JDK's HttpClient: see {@link BenchHttp} for what that measured besides the daemon. */
+    private final BenchHttp http;
     private final long startMillis;
     private final Path stateDir;
 
@@ -53,7 +50,7 @@ final class ExternalDaemon implements AutoCloseable {
         ProcessBuilder builder = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(root.resolve("daemon.log").toFile());
         builder.environment().putAll(environment);
         process = builder.start();
-        port = awaitPort(portFile);
+        http = new BenchHttp(awaitPort(portFile));
         awaitHealthy();
         startMillis = (System.nanoTime() - t0) / 1_000_000;
         token = Files.readString(stateDir.resolve("api-token")).strip();
@@ -73,8 +70,7 @@ final class ExternalDaemon implements AutoCloseable {
         long deadline = System.nanoTime() + Duration.ofSeconds(60).toNanos();
         while (System.nanoTime() < deadline) {
             try {
-                HttpResponse<String> res = http.send(HttpRequest.newBuilder(uri("/healthz")).build(), HttpResponse.BodyHandlers.ofString());
-                if (res.statusCode() == 200) return;
+                if (http.send("GET", "/healthz", Map.of(), null).status() == 200) return;
             } catch (IOException e) {
                 // not accepting yet
             }
@@ -113,8 +109,8 @@ final class ExternalDaemon implements AutoCloseable {
         return 0;
     }
 
-    /** A request and its wall time as the client sees it. */
-    record Timed(int status, JsonNode body, double millis) {
+    /** A request: its wall time as the client sees it, and the daemon's own time for it (NaN if it did not say). */
+    record Timed(int status, JsonNode body, double millis, double serverMillis) {
         /** This answer, if its status is {@code expected}; otherwise fails naming both and the body. */
         Timed expect(int expected) {
             if (status != expected) throw new IllegalStateException("expected HTTP " + expected + " but got " + status + ": " + body);
@@ -123,27 +119,25 @@ final class ExternalDaemon implements AutoCloseable {
     }
 
     Timed post(String path, String json) throws Exception {
-        return send(HttpRequest.newBuilder(uri(path)).header("Content-Type", "application/json")
-                .POST(HttpRequest.BodyPublishers.ofString(json)));
+        return send("POST", path, Map.of("Authorization", "Bearer " + token, "Content-Type", "application/json"),
+                json.getBytes(StandardCharsets.UTF_8));
     }
 
-    Timed delete(String path) throws Exception { return send(HttpRequest.newBuilder(uri(path)).DELETE()); }
+    Timed delete(String path) throws Exception { return send("DELETE", path, Map.of("Authorization", "Bearer " + token), null); }
 
-    Timed get(String path) throws Exception { return send(HttpRequest.newBuilder(uri(path)).GET()); }
+    Timed get(String path) throws Exception { return send("GET", path, Map.of("Authorization", "Bearer " + token), null); }
 
-    private Timed send(HttpRequest.Builder req) throws Exception {
-        req.header("Authorization", "Bearer " + token);
+    private Timed send(String method, String path, Map<String, String> headers, byte[] body) throws Exception {
         long t0 = System.nanoTime();
-        HttpResponse<String> res = http.send(req.build(), HttpResponse.BodyHandlers.ofString());
+        BenchHttp.Answer res = http.send(method, path, headers, body);
         double millis = (System.nanoTime() - t0) / 1e6;
-        JsonNode body = res.body().isEmpty() ? ApiJson.mapper().createObjectNode() : ApiJson.mapper().readTree(res.body());
-        return new Timed(res.statusCode(), body, millis);
+        JsonNode json = res.body().isEmpty() ? ApiJson.mapper().createObjectNode() : ApiJson.mapper().readTree(res.body());
+        return new Timed(res.status(), json, millis, res.serverMillis());
     }
-
-    private URI uri(String path) { return URI.create("http://127.0.0.1:" + port + path); }
 
     @Override
     public void close() throws Exception {
+        http.close();
         process.destroy();
         if (!process.waitFor(60, TimeUnit.SECONDS)) process.destroyForcibly().waitFor();
     }

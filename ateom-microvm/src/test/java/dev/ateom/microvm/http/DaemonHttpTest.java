@@ -18,6 +18,7 @@ import java.net.http.HttpResponse;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
+import java.util.List;
 import java.util.Map;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -57,6 +58,16 @@ class DaemonHttpTest {
         HttpResponse<String> res = send(HttpRequest.newBuilder(uri("/healthz")).GET(), null);
         assertThat(res.statusCode()).isEqualTo(200);
         assertThat(json(res).get("status").asText()).isEqualTo("ok");
+    }
+
+    @Test
+    void answersSayHowLongTheDaemonTookForThem() throws Exception {
+        for (HttpResponse<String> res : List.of(send(HttpRequest.newBuilder(uri("/healthz")).GET(), null),
+                send(HttpRequest.newBuilder(uri("/v1/sandboxes")).GET(), token),
+                send(HttpRequest.newBuilder(uri("/v1/sandboxes/nope")).GET(), token))) {
+            assertThat(res.headers().firstValue("server-timing")).as(res.uri() + " (" + res.statusCode() + ")")
+                    .hasValueSatisfying(v -> assertThat(v).matches("daemon;dur=\\d+\\.\\d{2}"));
+        }
     }
 
     @Test

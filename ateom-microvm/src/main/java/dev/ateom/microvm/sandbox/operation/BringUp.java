@@ -19,6 +19,7 @@ import dev.ateom.network.GuestNetwork;
 import dev.ateom.network.Slot;
 import dev.ateom.virtiofsd.ShareKind;
 import dev.ateom.virtiofsd.ShareSet;
+import dev.ateom.virtiofsd.ShareSetsAhead;
 import dev.ateom.virtiofsd.ShareSpec;
 
 import java.nio.file.Path;
@@ -64,24 +65,34 @@ final class BringUp {
         // the epoch dir of a VM still being torn down stays until the next bring-up: a restarted daemon finds what may
         // still run of it by the sockets named there (ProcessLeftovers.killInRunDir) once the record names this epoch
         OptionalInt retiring = entry.vmGonePending() && record.runtime() != null ? OptionalInt.of(record.runtime().epoch()) : OptionalInt.empty();
-        // a resume's virtiofsd may serve already: started ahead by its suspend's teardown, in this epoch's dir
+        // a resume's virtiofsd may serve already, or still be starting: started ahead by its suspend's teardown, in this
+        // epoch's dir. Taken now, waited for beside the rest (a resume right after its suspend waits for their start)
         List<ShareSpec> shareSpecs = vms.shareSpecs(record, layout, layout.epoch(epoch));
-        long claimStart = System.nanoTime();
-        Optional<ShareSet> ahead = source instanceof VmSource.Restore ? vms.claimStartedAhead(record.id(), shareSpecs) : Optional.empty();
-        // the claim waits for a start still running (a resume right after its suspend): a span in the timings
-        if (ahead.isPresent()) timer.span("virtiofsdAhead", claimStart, System.nanoTime());
-        ahead.ifPresent(set -> rollback.add("stop virtiofsd started ahead", set::kill));
-        SandboxLayout.EpochLayout el = vms.prepareEpoch(layout, epoch, retiring, ahead.isPresent(), rollback);
+        ShareSetsAhead.Claim ahead = source instanceof VmSource.Restore ? vms.takeStartedAhead(record.id(), shareSpecs) : ShareSetsAhead.Claim.NONE;
+        SandboxLayout.EpochLayout el;
+        try {
+            // while what was started ahead may hold this epoch's socket paths, its dir stays
+            el = vms.prepareEpoch(layout, epoch, retiring, ahead.holdsPaths(), rollback);
+        } catch (RuntimeException e) {
+            ahead.await().ifPresent(ShareSet::kill);
+            throw e;
+        }
+        // virtiofsd's own start is the longest step before vm.create / vm.restore: the three start on a thread of
+        // their own while the rest is prepared; their stop is in the rollback from here, waiting for the start if need be
+        CompletableFuture<ShareSet> starting = timer.stepBeside("virtiofsd", () -> {
+            long claimStart = System.nanoTime();
+            Optional<ShareSet> claimed = ahead.await();
+            // the wait for virtiofsd started ahead (their start still running, right after the suspend) is a span
+            if (claimed.isPresent()) timer.span("virtiofsdAhead", claimStart, System.nanoTime());
+            return claimed.orElseGet(() -> vms.startShares(shareSpecs));
+        });
+        rollback.add("stop virtiofsd", () -> VmStarter.stopOnceStarted(starting));
         Slot slot = null;
         if (record.spec().hasNetwork()) {
             // the old slot must be back first: its host ports are the ones the spec asks for again
             awaitPreviousTeardown(entry, timer);
             slot = timer.step("network", () -> acquireSlot(record, stateOnRefusal, rollback));
         }
-        // virtiofsd's own start is the longest step before vm.create / vm.restore: the three start on a thread of
-        // their own while the rest is prepared; their stop is in the rollback from here, waiting for the start if need be
-        CompletableFuture<ShareSet> starting = timer.stepBeside("virtiofsd", () -> ahead.orElseGet(() -> vms.startShares(shareSpecs)));
-        if (ahead.isEmpty()) rollback.add("stop virtiofsd", () -> VmStarter.stopOnceStarted(starting));
         // regenerating system-info meanwhile is safe: it writes inside the share's root, which stays the same dir, and
         // no guest reads it before the VM runs; a failure after this waits for it before anything is rolled back
         CompletableFuture<Object> systemInfoDone = timer.stepBeside("systemInfo", () -> {

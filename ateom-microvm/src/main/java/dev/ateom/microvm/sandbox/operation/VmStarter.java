@@ -140,11 +140,12 @@ public final class VmStarter {
     }
 
     /**
-     * The shares a suspend's teardown started ahead for this epoch ({@link ShareSetsAhead}), once they serve, if they
-     * are exactly {@code specs} and all still run; otherwise empty, and the caller starts its own.
+     * What a suspend's teardown started ahead for this epoch ({@link ShareSetsAhead#take}), without waiting: the
+     * claim's {@link ShareSetsAhead.Claim#await} gives the shares if they are exactly {@code specs} and all still run;
+     * otherwise nothing, and the caller starts its own.
      */
-    Optional<ShareSet> claimStartedAhead(String sandboxId, List<ShareSpec> specs) {
-        return sharesAhead.claim(sandboxId, specs);
+    ShareSetsAhead.Claim takeStartedAhead(String sandboxId, List<ShareSpec> specs) {
+        return sharesAhead.take(sandboxId, specs);
     }
 
     /** Starts the shares together; a share that fails stops the others before this throws. */
