@@ -33,6 +33,10 @@ final class ChunkCodec {
             declared = Zstd.getFrameContentSize(frame);
         } catch (ZstdException e) {
             throw new ChunkCorruptException(hash, "not a zstd frame (" + e.getMessage() + ")");
+        } catch (IndexOutOfBoundsException e) {
+            // zstd-jni throws this for a frame cut short before its header's end, even an empty one: a store killed
+            // mid-write keeps such objects (s3rver did), and a push must re-send them, not fail on them
+            throw new ChunkCorruptException(hash, "a frame cut short (" + frame.length + " bytes)");
         }
         if (declared != length) {
             throw new ChunkCorruptException(hash, "its frame declares " + declared + " bytes, the manifest says " + length);
