@@ -93,6 +93,10 @@ public final class ConditionalPutProxy implements AutoCloseable {
                     + (exchange.getRequestURI().getRawQuery() == null ? "" : "?" + exchange.getRequestURI().getRawQuery())).toURL().openConnection();
             connection.setRequestMethod(exchange.getRequestMethod());
             connection.setInstanceFollowRedirects(false);
+            // a new connection per request: a kept-alive one the backend closed meanwhile (Node's s3rver closes idle
+            // ones after 5 s) fails a streamed PUT with "Unexpected end of file", which HttpURLConnection does not retry,
+            // and this front then closed the client's exchange unanswered (DamagedUploadsTest, a fresh-clone run)
+            connection.setRequestProperty("Connection", "close");
             for (Map.Entry<String, List<String>> header : exchange.getRequestHeaders().entrySet()) {
                 if (!HOP_BY_HOP.contains(header.getKey().toLowerCase())) {
                     header.getValue().forEach(value -> connection.addRequestProperty(header.getKey(), value));
