@@ -37,17 +37,27 @@ final class HostProcesses {
     }
 
     /**
-     * Waits until nothing that mentions {@code text} runs but {@code except} and their children (virtiofsd's
-     * namespace sandbox runs as a parent and a child); fails naming {@code what} and the processes still found.
+     * Waits until nothing that mentions {@code text} runs but {@code except} and their descendants (virtiofsd's
+     * namespace sandbox runs as a parent and a child; a daemon's jailed pool member is its jail launcher's child);
+     * fails naming {@code what} and the processes still found.
      */
     static void awaitOnly(String text, List<Long> except, String what) {
         Eventually.until(WAIT, () -> others(text, except).isEmpty(), what, () -> String.join("\n",
                 others(text, except).stream().map(Found::toString).toList()));
     }
 
-    /** The processes mentioning {@code text} other than {@code except} and their children. */
+    /** The processes mentioning {@code text} other than {@code except} and their descendants. */
     static List<Found> others(String text, List<Long> except) {
-        return mentioning(text).stream().filter(f -> !except.contains(f.pid()) && !except.contains(f.parentPid())).toList();
+        return mentioning(text).stream().filter(f -> !except.contains(f.pid()) && !descendsFrom(f.parentPid(), except)).toList();
+    }
+
+    /** Whether {@code pid} is one of {@code ancestors} or below one of them (its parents followed up to pid 1). */
+    private static boolean descendsFrom(long pid, List<Long> ancestors) {
+        for (int depth = 0; pid > 1 && depth < 64; depth++) {
+            if (ancestors.contains(pid)) return true;
+            pid = parentPid(Path.of("/proc", Long.toString(pid)));
+        }
+        return false;
     }
 
     /** Running and not a zombie ({@link ProcessHandle#isAlive} counts an unreaped zombie as alive). */
