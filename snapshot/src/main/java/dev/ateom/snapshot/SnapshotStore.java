@@ -6,6 +6,7 @@ import java.lang.System.Logger.Level;
 import java.nio.file.DirectoryStream;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
@@ -205,10 +206,14 @@ public final class SnapshotStore {
         try (DirectoryStream<Path> entries = Files.newDirectoryStream(sandboxes)) {
             for (Path sandbox : entries) {
                 Path systemInfo = sandbox.resolve("system-info");
-                if (!Files.exists(systemInfo)) {
+                Path real;
+                try {
+                    real = systemInfo.toRealPath();
+                } catch (NoSuchFileException gone) {
+                    // none, or another sandbox deleted while this one is archived (a soak's checkpoint failed on one
+                    // that existed a moment before): nothing there can overlap
                     continue;
                 }
-                Path real = systemInfo.toRealPath();
                 if (root.startsWith(real) || real.startsWith(root)) {
                     throw new IOException("refusing to archive " + durableRoot + ": it overlaps the system-info dir " + systemInfo
                             + " (system-info is never part of a snapshot)");
