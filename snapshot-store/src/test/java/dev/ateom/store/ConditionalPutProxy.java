@@ -14,6 +14,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 import java.util.concurrent.locks.ReentrantLock;
 import java.util.function.BiConsumer;
 import java.util.function.BiFunction;
@@ -33,6 +34,7 @@ public final class ConditionalPutProxy implements AutoCloseable {
     private final URI backend;
     private final HttpServer server;
     private final ExecutorService threads = Executors.newFixedThreadPool(16);
+    private final ReentrantReadWriteLock forwarding = new ReentrantReadWriteLock();
     private final ReentrantLock conditionalWrites = new ReentrantLock(true);
     private volatile BiConsumer<String, String> observer = (method, path) -> { };
     private volatile BiFunction<String, byte[], byte[]> uploads = (path, body) -> body;
@@ -74,11 +76,35 @@ public final class ConditionalPutProxy implements AutoCloseable {
         return URI.create("http://127.0.0.1:" + server.getAddress().getPort());
     }
 
+    /**
+     * Runs {@code action} while no request is being forwarded and none starts: a backend stopped there is stopped
+     * between requests, never in the middle of writing one (s3rver killed mid-write kept objects whose metadata it
+     * could no longer list, answering 500 to every listing after its restart).
+     */
+    public void betweenForwards(Runnable action) {
+        forwarding.writeLock().lock();
+        try {
+            action.run();
+        } finally {
+            forwarding.writeLock().unlock();
+        }
+    }
+
     private void forward(HttpExchange exchange) throws IOException {
+        byte[] body = exchange.getRequestBody().readAllBytes();
+        observer.accept(exchange.getRequestMethod(), exchange.getRequestURI().getRawPath());
+        forwarding.readLock().lock();
+        try {
+            forwardRead(exchange, body);
+        } finally {
+            forwarding.readLock().unlock();
+        }
+    }
+
+    private void forwardRead(HttpExchange exchange, byte[] requestBody) throws IOException {
         boolean locked = false;
+        byte[] body = requestBody;
         try (exchange) {
-            byte[] body = exchange.getRequestBody().readAllBytes();
-            observer.accept(exchange.getRequestMethod(), exchange.getRequestURI().getRawPath());
             if (answer.answered(exchange, body)) {
                 return; // answered in place: not serialized with the conditional writes it forwards
             }

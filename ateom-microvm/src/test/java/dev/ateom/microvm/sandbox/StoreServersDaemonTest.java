@@ -171,7 +171,7 @@ class StoreServersDaemonTest {
         front.beforeForwarding((method, path) -> {
             if (method.equals("PUT") && path.contains("/chunks/") && chunkPuts.incrementAndGet() == 3) {
                 awaitChunks(untouched.size() + 2);
-                store.s3().stop();
+                front.betweenForwards(() -> store.s3().stop());
             }
         });
         try {
