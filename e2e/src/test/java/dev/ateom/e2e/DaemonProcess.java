@@ -21,11 +21,14 @@ final class DaemonProcess implements AutoCloseable {
     private final Process process;
     private final Path log;
     private final DaemonApi api;
+    private final DaemonOptions options;
+    private volatile boolean stoppedOnTerm;
 
-    private DaemonProcess(Process process, Path log, DaemonApi api) {
+    private DaemonProcess(Process process, Path log, DaemonApi api, DaemonOptions options) {
         this.process = process;
         this.log = log;
         this.api = api;
+        this.options = options;
     }
 
     static DaemonProcess start(Path root, DaemonOptions options) throws IOException, InterruptedException {
@@ -67,7 +70,7 @@ final class DaemonProcess implements AutoCloseable {
         }
         int port = Integer.parseInt(Files.readString(portFile).strip());
         String token = Files.readString(stateDir(root).resolve("api-token")).strip();
-        return new DaemonProcess(process, log, new DaemonApi(port, token));
+        return new DaemonProcess(process, log, new DaemonApi(port, token), options);
     }
 
     static Path stateDir(Path root) { return root.resolve("state"); }
@@ -97,8 +100,15 @@ final class DaemonProcess implements AutoCloseable {
     public void close() throws InterruptedException {
         if (!process.isAlive()) return;
         process.destroy();
-        if (!process.waitFor(20, TimeUnit.SECONDS)) kill9();
+        if (process.waitFor(20, TimeUnit.SECONDS)) stoppedOnTerm = true;
+        else kill9();
     }
+
+    /**
+     * Whether {@link #close} stopped it cleanly with its children dying with it: then it had to remove everything it
+     * made on the host (a killed daemon, or one whose VMMs outlive it, leaves its cgroups to the next start).
+     */
+    boolean cleanedUpAtStop() { return stoppedOnTerm && options.childrenDieWithDaemon(); }
 
     /** The last lines of the daemon's log, for failure messages. */
     String logTail() { return tail(log); }

@@ -77,7 +77,6 @@ final class RecoveryChecks {
         }
     }
 
-    /** The sandbox's state as the daemon shows it, with the reason when FAILED. */
     /**
      * Waits until a suspended sandbox's processes are stopped: a suspend answers at its commit and stops them after,
      * and its record keeps the runtime until then.
@@ -90,6 +89,7 @@ final class RecoveryChecks {
         }
     }
 
+    /** The sandbox as the daemon shows it, checked to be in {@code state} (and without a runtime unless RUNNING). */
     static JsonNode inState(DaemonApi api, String id, String state) throws IOException, InterruptedException {
         JsonNode sandbox = api.sandbox(id);
         assertThat(sandbox.path("state").asText()).as("state of %s: %s", id, sandbox).isEqualTo(state);

@@ -11,7 +11,10 @@ import java.nio.file.StandardCopyOption;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * One test's host: a root dir holding the daemon's state and run dirs, the daemons started on it (one after
@@ -88,9 +91,16 @@ final class TestHost implements AutoCloseable {
         keepLogs();
         try {
             awaitOnlyProcesses(List.of(), "the daemons of " + root + " to leave no process behind");
+            if (!daemons.isEmpty() && daemons.getLast().cleanedUpAtStop()) {
+                assertThat(HostCgroups.of(stateDir())).as("cgroups of %s left after its daemon's clean stop", root).isEmpty();
+            }
         } finally {
-            // kill what leaked so later tests start clean
-            processes().forEach(f -> ProcessHandle.of(f.pid()).ifPresent(ProcessHandle::destroyForcibly));
+            // kill and remove what leaked so later tests start clean
+            processes().forEach(f -> ProcessHandle.of(f.pid()).ifPresent(p -> {
+                p.destroyForcibly();
+                p.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(e -> p).join();
+            }));
+            HostCgroups.remove(stateDir());
         }
     }
 

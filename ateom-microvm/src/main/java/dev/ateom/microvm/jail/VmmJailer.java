@@ -88,7 +88,7 @@ public final class VmmJailer {
         }
         Path launcher = JailLauncher.find().orElseThrow(() -> new IllegalStateException("--jail on, but the ateom-jail launcher is "
                 + "not found (build the jail module, or set -Dateom.jail.launcher / ATEOM_JAIL_LAUNCHER); --jail off runs VMMs unjailed"));
-        String parent = "ateom-" + hash(stateDir);
+        String parent = cgroupParent(stateDir);
         Optional<CgroupDriver> cgroups;
         try {
             cgroups = CgroupMounts.ofHost().driver(parent);
@@ -113,11 +113,12 @@ public final class VmmJailer {
         return new VmmJailer(config, launcher, rootsDir, cgroups, program);
     }
 
-    private static String hash(Path stateDir) {
+    /** The name of this state dir's cgroup parent in each hierarchy: {@code ateom-<hash of the state dir>}. */
+    public static String cgroupParent(Path stateDir) {
         try {
             byte[] digest = MessageDigest.getInstance("SHA-256").digest(stateDir.toAbsolutePath().normalize().toString()
                     .getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest, 0, 4);
+            return "ateom-" + HexFormat.of().formatHex(digest, 0, 4);
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
