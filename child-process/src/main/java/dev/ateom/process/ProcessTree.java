@@ -46,19 +46,40 @@ public final class ProcessTree {
         }
     }
 
-    /** Whether {@code /proc/<pid>/stat} still shows a process that is not a zombie (a zombie holds no descriptors). */
+    /**
+     * Whether {@code pid} still runs: {@code /proc/<pid>/stat} shows it and it is not a zombie, or it is a zombie whose
+     * other threads have not all exited yet. A multi-threaded process's leader shows {@code Z} as soon as its own thread
+     * has exited, while the others (killed too, but still on their way out) keep the descriptors they share open: a
+     * killed virtiofsd's listening socket stayed in the kernel's table with an empty {@code /proc/<pid>/fd}, and the next
+     * virtiofsd on that path was refused. Only once no thread but the leader is listed is the process really gone.
+     */
     public static boolean isRunning(long pid) {
+        Path dir = Path.of("/proc", Long.toString(pid));
         try {
-            String stat = Files.readString(Path.of("/proc", Long.toString(pid), "stat"));
+            String stat = Files.readString(dir.resolve("stat"));
             // the state follows the command name, which is in parentheses and may itself contain them
             int afterName = stat.lastIndexOf(')');
-            return afterName < 0 || afterName + 2 >= stat.length() || stat.charAt(afterName + 2) != 'Z';
+            if (afterName < 0 || afterName + 2 >= stat.length()) return true;
+            char state = stat.charAt(afterName + 2);
+            return (state != 'Z' && state != 'X') || hasThreadsBesidesLeader(dir, pid);
         } catch (IOException e) {
             return false;
         }
     }
 
-    /** Waits until {@code pid} is gone or a zombie; false when it still runs after {@code timeout}. */
+    private static boolean hasThreadsBesidesLeader(Path dir, long pid) {
+        String leader = Long.toString(pid);
+        try (DirectoryStream<Path> tasks = Files.newDirectoryStream(dir.resolve("task"))) {
+            for (Path task : tasks) {
+                if (!task.getFileName().toString().equals(leader)) return true;
+            }
+        } catch (IOException e) {
+            // reaped meanwhile
+        }
+        return false;
+    }
+
+    /** Waits until {@code pid} is gone or a zombie with no thread left ({@link #isRunning}); false when it still runs after {@code timeout}. */
     public static boolean awaitGone(long pid, Duration timeout) {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (isRunning(pid)) {

@@ -3,9 +3,12 @@ package dev.ateom.process;
 import static org.assertj.core.api.Assertions.assertThat;
 
 import dev.ateom.fixtures.wait.Eventually;
+import java.nio.file.Files;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** A child's own process tree from /proc, and when a killed process counts as gone. */
 class ProcessTreeTest {
@@ -30,5 +33,33 @@ class ProcessTreeTest {
         }
         assertThat(ProcessTree.isRunning(shell.pid())).isFalse();
         assertThat(ProcessTree.descendants(shell.pid())).as("a process that is gone has no tree").isEmpty();
+    }
+
+    @Test
+    void aProcessWhoseLeaderThreadExitedRunsUntilItsLastThreadHas(@TempDir Path dir) throws Exception {
+        // the leader thread ends (pthread_exit) while another runs on, holding a listening socket: /proc shows the leader
+        // as a zombie and an empty fd dir, yet the socket listens, as a killed virtiofsd's did while its threads exited
+        Path socket = dir.resolve("held.sock");
+        Process process = ChildLauncher.start(new ProcessBuilder("/usr/bin/python3", "-c", """
+                import ctypes, socket, sys, threading, time
+                s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1]); s.listen()
+                threading.Thread(target=time.sleep, args=(60,)).start()
+                print('ready', flush=True)
+                ctypes.CDLL(None).pthread_exit(None)
+                """, socket.toString()), true);
+        try {
+            assertThat(process.inputReader().readLine()).isEqualTo("ready");
+            Eventually.until(Duration.ofSeconds(10), () -> Files.readString(Path.of("/proc", Long.toString(process.pid()), "stat"))
+                    .matches(".*\\) Z .*\\s*"), "the leader thread to be a zombie");
+
+            try (var fds = Files.list(Path.of("/proc", Long.toString(process.pid()), "fd"))) {
+                assertThat(fds).as("descriptors /proc shows for it: none, so no scan finds the socket's holder").isEmpty();
+            }
+            assertThat(ProcessTree.isRunning(process.pid())).as("a zombie leader with a thread left").isTrue();
+        } finally {
+            process.destroyForcibly();
+            process.waitFor();
+        }
+        assertThat(ProcessTree.isRunning(process.pid())).isFalse();
     }
 }

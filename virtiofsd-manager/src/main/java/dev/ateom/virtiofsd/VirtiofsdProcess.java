@@ -184,11 +184,10 @@ public final class VirtiofsdProcess {
         }
     }
 
-    /** Alive and not a zombie, and still the same process (start time). */
+    /** Still the same process (start time) and running: not a zombie, or one whose other threads still exit. */
     private boolean stillRunning() {
-        return LinuxProcess.read(pid())
-                .filter(p -> !p.isZombie() && (startTicks == 0 || p.startTicks() == startTicks))
-                .isPresent();
+        return LinuxProcess.read(pid()).filter(p -> startTicks == 0 || p.startTicks() == startTicks).isPresent()
+                && ProcessTree.isRunning(pid());
     }
 
     private void exited(OptionalInt status) {
@@ -218,8 +217,9 @@ public final class VirtiofsdProcess {
         }
         long deadline = System.nanoTime() + KILL_WAIT.toNanos();
         for (ProcessHandle descendant : descendants) {
-            while (descendant.isAlive() && LinuxProcess.read(descendant.pid()).filter(p -> !p.isZombie()).isPresent()
-                    && System.nanoTime() < deadline) {
+            // a zombie leader is not gone while its other threads still hold the descriptors they share (ProcessTree.isRunning):
+            // a listening socket stayed in the kernel's table, refusing the next start on its path; isAlive tells a reused pid
+            while (ProcessTree.isRunning(descendant.pid()) && descendant.isAlive() && System.nanoTime() < deadline) {
                 try {
                     Thread.sleep(2);
                 } catch (InterruptedException e) {

@@ -91,7 +91,7 @@ final class TrackedOperation implements OperationProgress {
         synchronized (this) {
             if (!admitted || status.step() == null) return;
         }
-        if (throttle.due(status.step(), System.nanoTime())) progressEvents.accept(status);
+        if (throttle.due(status.step(), status.bytesDone(), status.bytesTotal(), System.nanoTime())) progressEvents.accept(status);
     }
 
     /** The operation returned {@code body}, the answer of its synchronous call. */
