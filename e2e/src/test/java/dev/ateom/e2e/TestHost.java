@@ -3,6 +3,7 @@ package dev.ateom.e2e;
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ateom.fixtures.wait.Eventually;
 import dev.ateom.fixtures.wait.ProcessStatus;
+import dev.ateom.microvm.jail.LeftoverCgroups;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -92,7 +93,7 @@ final class TestHost implements AutoCloseable {
         try {
             awaitOnlyProcesses(List.of(), "the daemons of " + root + " to leave no process behind");
             if (!daemons.isEmpty() && daemons.getLast().cleanedUpAtStop()) {
-                assertThat(HostCgroups.of(stateDir())).as("cgroups of %s left after its daemon's clean stop", root).isEmpty();
+                assertThat(LeftoverCgroups.of(stateDir())).as("cgroups of %s left after its daemon's clean stop", root).isEmpty();
             }
         } finally {
             // kill and remove what leaked so later tests start clean
@@ -100,7 +101,7 @@ final class TestHost implements AutoCloseable {
                 p.destroyForcibly();
                 p.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(e -> p).join();
             }));
-            HostCgroups.remove(stateDir());
+            LeftoverCgroups.remove(stateDir());
         }
     }
 

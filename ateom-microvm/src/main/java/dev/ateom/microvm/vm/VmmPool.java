@@ -327,15 +327,21 @@ public final class VmmPool implements AutoCloseable {
     /** Stops the refill and kills the idle members; claimed ones belong to their sandboxes. */
     @Override
     public void close() {
+        boolean filling;
         synchronized (this) {
             closed = true;
+            filling = refiller.getState() != Thread.State.NEW;
         }
         if (size == 0) return; // never started
-        refiller.interrupt();
-        try {
-            refiller.join(Duration.ofSeconds(35));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+        // a pool that never filled (the daemon stopped before its tools were found) has no refiller to wait for: joining
+        // an unstarted thread throws, which once skipped the rest of the daemon's stop (the jails' cgroups stayed)
+        if (filling) {
+            refiller.interrupt();
+            try {
+                refiller.join(Duration.ofSeconds(35));
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
         }
         discardAll();
         TreeRemoval.removeRecursively(poolDir);

@@ -3,13 +3,17 @@ package dev.ateom.microvm.sandbox;
 import dev.ateom.microvm.Daemon;
 import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.config.DaemonConfigLoader;
+import dev.ateom.microvm.jail.LeftoverCgroups;
 import dev.ateom.microvm.vm.VsockGuestProbe;
 
 import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.EnumMap;
+import java.util.List;
 import java.util.Map;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * A daemon on a random port with its own state and run dirs, the CHV stand-in ({@code none} backend) as its
@@ -20,6 +24,7 @@ final class DaemonHarness extends DaemonApi implements AutoCloseable {
     final Path root;
     final Daemon daemon;
     final String token;
+    private final boolean childrenDieWithDaemon;
 
     DaemonHarness(Path root, Map<ConfigOption, String> extra) throws IOException {
         this(root, extra, new VsockGuestProbe());
@@ -38,6 +43,7 @@ final class DaemonHarness extends DaemonApi implements AutoCloseable {
         flags.put(ConfigOption.IMAGE_ROOTS, Files.createDirectories(imageDir(root)).toString());
         flags.put(ConfigOption.HOST_DIRECTORY_ROOTS, Files.createDirectories(hostDirectoryRoot(root)).toString());
         flags.putAll(extra);
+        childrenDieWithDaemon = !"false".equals(flags.get(ConfigOption.CHILDREN_DIE_WITH_DAEMON));
         daemon = Daemon.start(new DaemonConfigLoader(flags, Map.of()).load(), probe);
         token = Files.readString(root.resolve("state/api-token")).strip();
     }
@@ -57,6 +63,17 @@ final class DaemonHarness extends DaemonApi implements AutoCloseable {
     @Override
     String token() { return token; }
 
+    /**
+     * Stops the daemon; then no cgroup of its state dir may be left, unless its VMMs outlive it (kept for the next daemon
+     * on this root to adopt). What is left is removed either way, so later tests start clean.
+     */
     @Override
-    public void close() { daemon.close(); }
+    public void close() {
+        daemon.close();
+        if (!childrenDieWithDaemon) return;
+        Path stateDir = root.resolve("state");
+        List<Path> left = LeftoverCgroups.of(stateDir);
+        LeftoverCgroups.remove(stateDir);
+        assertThat(left).as("cgroups of %s left after its daemon's stop", root).isEmpty();
+    }
 }

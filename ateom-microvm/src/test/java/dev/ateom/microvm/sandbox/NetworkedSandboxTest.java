@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.microvm.Main;
 import dev.ateom.microvm.config.ConfigException;
 import dev.ateom.microvm.config.ConfigOption;
+import dev.ateom.microvm.jail.LeftoverCgroups;
 import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.microvm.timing.FailPoints;
 import dev.ateom.network.TestNetwork;
@@ -263,6 +264,8 @@ class NetworkedSandboxTest {
             Map<ConfigOption, String> flags = networkFlags(own, Map.of(ConfigOption.NETWORK_POOL, "198.51.100.0/26"));
             assertThatThrownBy(() -> harness(dir.resolve("overlap"), flags)).isInstanceOf(ConfigException.class)
                     .hasMessageContaining("--network-pool");
+            // the refused start had made its jails' cgroup parent (and a VMM pool that never filled): gone with it
+            assertThat(LeftoverCgroups.of(dir.resolve("overlap/state"))).as("cgroups after the refused start").isEmpty();
         }
     }
 

@@ -100,11 +100,22 @@ public final class VmStarter {
     /** The virtiofsd a suspend's teardown starts for the sandbox's next resume. */
     ShareSetsAhead sharesAhead() { return sharesAhead; }
 
-    /** At the daemon's stop, after the suspends: the pool, what their teardowns started ahead, the jails. */
+    /**
+     * At the daemon's stop, after the suspends: the pool, what their teardowns started ahead, the jails. Each goes even
+     * when one before it failed (the first failure is thrown after): the jails' cgroups must not outlive a pool that
+     * could not stop.
+     */
     public void close() {
-        pool.close();
-        sharesAhead.close();
-        jailer.close();
+        RuntimeException failure = null;
+        for (Runnable close : List.<Runnable>of(pool::close, sharesAhead::close, jailer::close)) {
+            try {
+                close.run();
+            } catch (RuntimeException e) {
+                if (failure == null) failure = e;
+                else failure.addSuppressed(e);
+            }
+        }
+        if (failure != null) throw failure;
     }
 
     /**

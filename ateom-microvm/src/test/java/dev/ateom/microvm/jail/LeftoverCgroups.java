@@ -1,7 +1,6 @@
-package dev.ateom.e2e;
+package dev.ateom.microvm.jail;
 
 import dev.ateom.jail.CgroupMounts;
-import dev.ateom.microvm.jail.VmmJailer;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -16,11 +15,11 @@ import java.util.stream.Stream;
  * pool members' cgroups below): a clean stop removes them, a killed daemon leaves them to the next start on that
  * state dir, which a test's temp dir never gets, so the test removes them itself.
  */
-final class HostCgroups {
-    private HostCgroups() {}
+public final class LeftoverCgroups {
+    private LeftoverCgroups() {}
 
     /** The cgroup dirs of {@code stateDir} that exist now, parents first. */
-    static List<Path> of(Path stateDir) {
+    public static List<Path> of(Path stateDir) {
         String parent = VmmJailer.cgroupParent(stateDir);
         CgroupMounts mounts = CgroupMounts.ofHost();
         List<Path> roots = new ArrayList<>(mounts.v1().values());
@@ -39,7 +38,7 @@ final class HostCgroups {
     }
 
     /** Removes them, children first (their processes must be gone: a cgroup with a member cannot be removed). */
-    static void remove(Path stateDir) {
+    public static void remove(Path stateDir) {
         for (Path dir : of(stateDir).stream().sorted(Comparator.reverseOrder()).toList()) {
             try {
                 Files.deleteIfExists(dir);
