@@ -203,6 +203,10 @@ public final class VirtiofsdLauncher implements AutoCloseable {
             }
             sleepBriefly();
         }
+        // a killed virtiofsd whose leader thread is a zombie already (no command line any more, so the scan above no
+        // longer sees it) may still hold the listening socket while its other threads exit: the path is free, and its
+        // socket file may go, only once the kernel lists nothing listening on it
+        if (!terminated.isEmpty()) awaitNoListener(socket, terminated, giveUpAt);
         try {
             Files.deleteIfExists(socket);
             Files.deleteIfExists(ShareSpec.pidFileOf(socket));
@@ -210,6 +214,16 @@ public final class VirtiofsdLauncher implements AutoCloseable {
             throw new VirtiofsdException("cannot remove leftover socket " + socket + " or its pid file: " + e.getMessage(), e);
         }
         return List.copyOf(terminated);
+    }
+
+    private static void awaitNoListener(Path socket, Set<Long> killed, long giveUpAt) {
+        while (!UnixSocketTable.listeningInodes(socket).isEmpty()) {
+            if (System.nanoTime() > giveUpAt) {
+                throw new VirtiofsdException("leftover virtiofsd on " + socket + ": a socket still listens there after pids "
+                        + killed + " were killed");
+            }
+            sleepBriefly();
+        }
     }
 
     private static List<LinuxProcess> leftoversServing(Path socket) {

@@ -22,6 +22,7 @@ import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
 
 /** What the daemon needs after its own restart: adopt running virtiofsd, kill leftovers, and the parent-death signal. */
 class AdoptionTest {
@@ -212,6 +213,43 @@ class AdoptionTest {
             for (LinuxProcess serving : ProcessLeaks.mentioning(socket)) {
                 ProcessHandle.of(serving.pid()).ifPresent(ProcessHandle::destroyForcibly);
             }
+            leftover.destroyForcibly().waitFor();
+        }
+    }
+
+    /**
+     * A killed virtiofsd's leader thread may be a zombie (no command line, no descriptors in /proc) while its other
+     * threads still exit holding the listening socket: the kill is done only once nothing listens on the path, or a
+     * start there right after is refused. Played by a python3 script named virtiofsd whose main thread ends on
+     * SIGTERM (pthread_exit) while another thread keeps the socket for a second.
+     */
+    @Test
+    void killLeftoversWaitsUntilTheSocketNoLongerListensWhenTheLeaderIsAZombie(@TempDir Path scripts) throws Exception {
+        Path socket = run.resolve("lingering.sock");
+        Path script = Files.writeString(scripts.resolve("virtiofsd"), """
+                import ctypes, os, signal, socket, sys, threading, time
+                s = socket.socket(socket.AF_UNIX); s.bind(sys.argv[1].split('=', 1)[1]); s.listen()
+                terminated = threading.Event()
+                def hold():
+                    terminated.wait(); time.sleep(1.0); os._exit(0)
+                threading.Thread(target=hold).start()
+                def on_term(*_):
+                    terminated.set(); ctypes.CDLL(None).pthread_exit(None)
+                signal.signal(signal.SIGTERM, on_term)
+                print('ready', flush=True)
+                while True: time.sleep(60)
+                """);
+        Process leftover = new ProcessBuilder("/usr/bin/python3", script.toString(), "--socket-path=" + socket).start();
+        try {
+            assertThat(leftover.inputReader().readLine()).isEqualTo("ready");
+            assertThat(UnixSocketTable.listeningInodes(socket)).isNotEmpty();
+
+            assertThat(launcher.killLeftovers(socket)).containsExactly(leftover.pid());
+
+            assertThat(UnixSocketTable.listeningInodes(socket)).as("nothing listens on the path any more").isEmpty();
+            assertThat(socket).doesNotExist();
+            assertThat(leftover.waitFor(5, TimeUnit.SECONDS)).isTrue();
+        } finally {
             leftover.destroyForcibly().waitFor();
         }
     }
