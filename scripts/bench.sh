@@ -9,6 +9,10 @@
 #   MAVEN_ARGS [] (added to both mvn calls, e.g. "-Dmaven.repo.local=/path/to/repo")
 #   BASELINE [true]: the none backend's lifecycle also runs on a second daemon with the resume/clone path before issue 27
 #   (-Dateom.baseline=before-issue-27), cycles interleaved, and a before/after table with ratios is printed
+#   BASELINE_CHECKOUT []: that second daemon is another built checkout's bin/ateom instead (e.g. a worktree of the
+#   previous commit, built with scripts/build.sh), for a before/after of a change in one run
+#   BASELINE_JAVA_OPTS [-Dateom.baseline=before-issue-27, none with BASELINE_CHECKOUT]: that second daemon's
+#   ATEOM_JAVA_OPTS, e.g. -Djdk.virtualThreadScheduler.parallelism=16 to compare a JVM option in one run
 # BENCH=soak runs the churn soak instead (SoakBenchmark: the daemon's RSS, heap after GC, descriptors and threads
 # every EVERY rounds): ROUNDS [300] PARALLEL [2] EVERY [25] SOAK_JAVA_OPTS [] (e.g. -XX:NativeMemoryTracking=summary)
 set -euo pipefail
@@ -21,6 +25,7 @@ props=(-Dbench.backends="${BACKENDS:-none,qemu${ATEOM_CLOUD_HYPERVISOR:+,chv}}" 
   -Dbench.scalingRounds="${SCALING_ROUNDS:-2}" -Dbench.archiveMib="${ARCHIVE_MIB:-1024}"
   -Dbench.snapshotMib="${SNAPSHOT_MIB:-1024}" -Dbench.archiveRounds="${ARCHIVE_ROUNDS:-3}"
   -Dbench.syncUpdates="${SYNC_UPDATES:-200}" -Dbench.daemonArgs="${DAEMON_ARGS:-}" -Dbench.baseline="${BASELINE:-true}"
+  -Dbench.baselineJavaOpts="${BASELINE_JAVA_OPTS:-}" -Dbench.baselineCheckout="${BASELINE_CHECKOUT:-}"
   -Dsoak.rounds="${ROUNDS:-300}" -Dsoak.parallel="${PARALLEL:-2}" -Dsoak.every="${EVERY:-25}" -Dsoak.javaOpts="${SOAK_JAVA_OPTS:-}")
 case "${BENCH:-speed}" in
   speed) bench=SpeedBenchmark ;;

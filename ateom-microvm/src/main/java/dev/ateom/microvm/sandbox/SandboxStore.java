@@ -20,7 +20,11 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executor;
 import java.util.stream.Stream;
 
 import static java.lang.System.Logger.Level.ERROR;
@@ -29,8 +33,10 @@ import static java.lang.System.Logger.Level.WARNING;
 /**
  * Sandbox records on disk: {@code <state>/sandboxes/<id>/sandbox.json}, replaced atomically
  * (temp file, fsync, rename, fsync of the directory) so a crash leaves the old or the new record, never half. A
- * {@link Durability#SYNCED_AFTER} save renames first and fsyncs right after, off the caller's path
- * (docs/decisions.md, "Resume and clone at the hypervisor's speed").
+ * {@link Durability#SYNCED_AFTER} save renames first and fsyncs right after, off the caller's path; a
+ * {@link Durability#BESIDE} save is written on a thread of its own, and the sandbox's next save or delete waits for it
+ * (docs/decisions.md, "Resume and clone at the hypervisor's speed"). The saves of one sandbox are not concurrent: its
+ * callers serialize them (Transitions, on the sandbox's entry).
  */
 public final class SandboxStore {
     private static final System.Logger LOG = System.getLogger(SandboxStore.class.getName());
@@ -39,8 +45,18 @@ public final class SandboxStore {
     private static final String LEGACY_DELETE_WITH_SNAPSHOTS = "deleteWithSnapshots";
     private final Path sandboxesDir;
     private final ObjectMapper json = ApiJson.mapper();
+    /** The {@link Durability#BESIDE} save still being written, per sandbox: what its next save or delete waits for. */
+    private final Map<String, CompletableFuture<Void>> beside = new ConcurrentHashMap<>();
 
-    public SandboxStore(Path sandboxesDir) { this.sandboxesDir = sandboxesDir; }
+    /** Writes the {@link Durability#BESIDE} saves: a virtual thread each, or what a test drives. */
+    private final Executor besideWriter;
+
+    public SandboxStore(Path sandboxesDir) { this(sandboxesDir, task -> Thread.ofVirtual().name("record-save").start(task)); }
+
+    SandboxStore(Path sandboxesDir, Executor besideWriter) {
+        this.sandboxesDir = sandboxesDir;
+        this.besideWriter = besideWriter;
+    }
 
     public Path sandboxDir(String id) { return sandboxesDir.resolve(id); }
 
@@ -52,17 +68,49 @@ public final class SandboxStore {
          * Renamed into place, so a restarted daemon reads it (the page cache survives a daemon crash), and fsynced
          * a moment later on a virtual thread: only a host crash in those milliseconds can lose it.
          */
-        SYNCED_AFTER
+        SYNCED_AFTER,
+        /**
+         * As {@link #SYNCED_AFTER}, but all of it on a virtual thread: the save returns at once, and the sandbox's
+         * next save (or delete) waits until this one is renamed into place, so the records on disk still follow one
+         * another in order. A daemon crash before the rename loses it; a failure is logged (the next save, a newer
+         * record, reports its own).
+         */
+        BESIDE
     }
 
     /** Replaces the record, fsynced before this returns. */
     public void save(SandboxRecord record) { save(record, Durability.SYNCED); }
 
     public void save(SandboxRecord record, Durability durability) {
+        awaitBeside(record.id());
+        if (durability == Durability.BESIDE) {
+            CompletableFuture<Void> written = new CompletableFuture<>();
+            beside.put(record.id(), written);
+            besideWriter.execute(() -> {
+                try {
+                    write(record, false);
+                } catch (RuntimeException e) {
+                    LOG.log(WARNING, e.getMessage() + "; the sandbox's next save writes a newer record");
+                } finally {
+                    beside.remove(record.id(), written);
+                    written.complete(null);
+                }
+            });
+            return;
+        }
+        write(record, durability == Durability.SYNCED);
+    }
+
+    /** Until the sandbox's {@link Durability#BESIDE} save, if one is being written, is done. */
+    private void awaitBeside(String id) {
+        CompletableFuture<Void> written = beside.get(id);
+        if (written != null) written.join();
+    }
+
+    private void write(SandboxRecord record, boolean synced) {
         Path dir = sandboxDir(record.id());
         Path target = dir.resolve(RECORD);
         Path tmp = dir.resolve(RECORD + ".tmp");
-        boolean synced = durability == Durability.SYNCED;
         try {
             PrivateDirs.ensure(dir);
             Files.deleteIfExists(tmp);
@@ -161,6 +209,8 @@ public final class SandboxStore {
     }
 
     public void deleteAll(String id) {
+        // a save still being written would make the dir again
+        awaitBeside(id);
         TreeRemoval.removeRecursively(sandboxDir(id));
     }
 

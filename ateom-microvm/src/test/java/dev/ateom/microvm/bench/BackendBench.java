@@ -2,6 +2,7 @@ package dev.ateom.microvm.bench;
 
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.microvm.json.ApiJson;
+import dev.ateom.microvm.sandbox.TestTools;
 import dev.ateom.microvm.systeminfo.SyncLag;
 
 import java.lang.System.Logger;
@@ -71,11 +72,31 @@ final class BackendBench {
         }
     }
 
-    /** The same daemon with the resume and clone path before issue 27, for a before/after in this run. */
+    /**
+     * The daemon to compare with in this run: by default this build with the resume and clone path before issue 27;
+     * or another built checkout ({@code bench.baselineCheckout}, e.g. a worktree of the previous commit) and/or other
+     * JVM options ({@code bench.baselineJavaOpts}).
+     */
     private ExternalDaemon baselineDaemon(List<String> daemonArgs) throws Exception {
         Path baselineRoot = Files.createDirectories(root.resolve("baseline"));
-        return new ExternalDaemon(baselineRoot, guest.hypervisor(), guest.imageRoots(), daemonArgs,
-                Map.of("ATEOM_JAVA_OPTS", "-Dateom.baseline=before-issue-27"));
+        return new ExternalDaemon(baselineCheckout().orElse(TestTools.repoRoot()), baselineRoot, guest.hypervisor(),
+                guest.imageRoots(), daemonArgs, Map.of("ATEOM_JAVA_OPTS", baselineJavaOpts()));
+    }
+
+    private static Optional<Path> baselineCheckout() {
+        return Optional.ofNullable(System.getProperty("bench.baselineCheckout")).filter(s -> !s.isBlank()).map(Path::of);
+    }
+
+    /** The second daemon's JVM options: the path before issue 27 unless another checkout or other options are named. */
+    static String baselineJavaOpts() {
+        String opts = System.getProperty("bench.baselineJavaOpts", "");
+        if (!opts.isBlank() || baselineCheckout().isPresent()) return opts;
+        return "-Dateom.baseline=before-issue-27";
+    }
+
+    /** What the before/after table calls the second daemon. */
+    static String baselineName() {
+        return (baselineCheckout().map(c -> "checkout " + c + " ").orElse("") + baselineJavaOpts()).strip();
     }
 
     /** A daemon the lifecycle runs on, and where its answers go. */

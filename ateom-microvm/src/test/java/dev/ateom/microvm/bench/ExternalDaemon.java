@@ -37,10 +37,16 @@ final class ExternalDaemon implements AutoCloseable {
     /** @param environment added to the daemon's environment, e.g. {@code ATEOM_JAVA_OPTS} */
     ExternalDaemon(Path root, Path hypervisor, String imageRoots, List<String> extraArgs, Map<String, String> environment)
             throws Exception {
+        this(TestTools.repoRoot(), root, hypervisor, imageRoots, extraArgs, environment);
+    }
+
+    /** @param checkout the built checkout whose {@code bin/ateom} runs: this one, or another commit's for a before/after */
+    ExternalDaemon(Path checkout, Path root, Path hypervisor, String imageRoots, List<String> extraArgs, Map<String, String> environment)
+            throws Exception {
         Path portFile = root.resolve("port");
         stateDir = root.resolve("state");
         Files.writeString(root.resolve("empty.yaml"), "");
-        List<String> command = new ArrayList<>(List.of(TestTools.repoRoot().resolve("bin/ateom").toString(), "daemon",
+        List<String> command = new ArrayList<>(List.of(checkout.resolve("bin/ateom").toString(), "daemon",
                 "--port", "0", "--port-file", portFile.toString(), "--state-dir", stateDir.toString(),
                 "--run-dir", root.resolve("run").toString(), "--cloud-hypervisor", hypervisor.toString(),
                 "--virtiofsd", TestTools.virtiofsd().toString(), "--config", root.resolve("empty.yaml").toString(),

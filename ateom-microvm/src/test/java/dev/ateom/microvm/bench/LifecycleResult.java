@@ -171,8 +171,8 @@ final class LifecycleResult {
      * run: per operation the API and the own share, p50 and p99, and after / before.
      */
     static String comparison(LifecycleResult before, LifecycleResult after) {
-        StringBuilder out = new StringBuilder(String.format("%n%s backend: before (-Dateom.baseline=before-issue-27) and after, two"
-                + " daemons, cycles interleaved in this run (ms)%n%n", after.backend));
+        StringBuilder out = new StringBuilder(String.format("%n%s backend: before (%s) and after, two"
+                + " daemons, cycles interleaved in this run (ms)%n%n", after.backend, BackendBench.baselineName()));
         out.append("| op | API p50 before | API p50 after | after/before | own p50 before | own p50 after | after/before"
                 + " | own p99 before | own p99 after | records p50 before | records p50 after |\n");
         out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");

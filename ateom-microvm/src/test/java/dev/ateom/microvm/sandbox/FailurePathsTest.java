@@ -37,19 +37,21 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class FailurePathsTest {
     /** virtiofsd starts beside the steps after it up to chvStart: its fail point is where it starts. */
-    static final List<String> CREATE = List.of("dirs", "virtiofsd", "systemInfo", "chvStart", "vmCreate", "vmBoot", "sync");
-    static final List<String> CLONE = List.of("dirs", "durable", "virtiofsd", "systemInfo", "rewrite", "chvStart", "vmRestore",
-            "vmResume", "sync");
+    static final List<String> CREATE = List.of("dirs", "virtiofsd", "systemInfo", "chvStart", "runtimeSave", "vmCreate", "vmBoot",
+            "sync");
+    static final List<String> CLONE = List.of("dirs", "durable", "virtiofsd", "systemInfo", "rewrite", "chvStart", "runtimeSave",
+            "vmRestore", "vmResume", "sync");
     /** After the commit a suspend no longer fails: its teardown only logs what goes wrong. */
     static final List<String> SUSPEND = List.of("stopSync", "pause", "stage", "snapshot", "complete", "archive", "commit");
     /**
      * Timings that are no step (no crash point of their own), some only when there was a wait, which depends on the
      * host's load: a resume's wait for its suspend's teardown, the record saves, a warm jailed VMM's hand-over still
-     * running when virtiofsd serve (a loaded fresh-clone run), virtiofsd started ahead still starting.
+     * running when virtiofsd serve (a loaded fresh-clone run), virtiofsd started ahead still starting, the runtime's
+     * save still being fsynced when vm.create or vm.restore is done.
      */
-    private static final Set<String> SPANS = Set.of("previousTeardown", "records", "handOver", "virtiofsdAhead");
-    static final List<String> RESUME = List.of("verify", "durable", "virtiofsd", "systemInfo", "rewrite", "chvStart", "vmRestore",
-            "vmResume", "sync");
+    private static final Set<String> SPANS = Set.of("previousTeardown", "records", "handOver", "virtiofsdAhead", "runtimeSaveWait");
+    static final List<String> RESUME = List.of("verify", "durable", "virtiofsd", "systemInfo", "rewrite", "chvStart", "runtimeSave",
+            "vmRestore", "vmResume", "sync");
     static final List<String> DELETE = List.of("teardown", "leftovers", "runDir", "snapshots", "record");
 
     @RegisterExtension

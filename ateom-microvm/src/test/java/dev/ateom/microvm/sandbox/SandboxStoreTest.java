@@ -6,12 +6,17 @@ import org.junit.jupiter.api.io.TempDir;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.Deque;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedDeque;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-/** Records survive a daemon upgrade: what this version writes reads back equal, and what earlier versions wrote still loads. */
+/**
+ * Records survive a daemon upgrade: what this version writes reads back equal, and what earlier versions wrote still
+ * loads; saves of one sandbox land in order.
+ */
 class SandboxStoreTest {
     @TempDir Path dir;
 
@@ -29,6 +34,47 @@ class SandboxStoreTest {
         store.save(inStore);
         assertThat(store.loadAll()).containsExactly(inStore);
         assertThat(store.loadAll().getFirst().inStore()).isTrue();
+    }
+
+    /**
+     * A save beside the caller still being written when the next save of the sandbox comes: the next one waits for it,
+     * so the older record never lands over the newer one, and a delete never finds its dir made again.
+     */
+    @Test
+    void theNextSaveAndTheDeleteWaitForASaveBesideTheCaller() throws Exception {
+        Deque<Runnable> held = new ConcurrentLinkedDeque<>();
+        SandboxStore store = new SandboxStore(dir, held::add);
+        SandboxRecord resuming = record("s2").withState(SandboxState.RESUMING);
+        SandboxRecord running = resuming.withState(SandboxState.RUNNING);
+        store.save(resuming, SandboxStore.Durability.BESIDE);
+        assertThat(held).as("the save beside is handed to its writer").hasSize(1);
+
+        Thread next = Thread.ofPlatform().start(() -> store.save(running, SandboxStore.Durability.SYNCED));
+        awaitBlockedOrDone(next);
+        held.poll().run();
+        next.join(10_000);
+        assertThat(next.isAlive()).isFalse();
+        assertThat(store.loadAll()).containsExactly(running);
+
+        store.save(resuming, SandboxStore.Durability.BESIDE);
+        Thread delete = Thread.ofPlatform().start(() -> store.deleteAll("s2"));
+        awaitBlockedOrDone(delete);
+        held.poll().run();
+        delete.join(10_000);
+        assertThat(dir.resolve("s2")).doesNotExist();
+    }
+
+    /** Until {@code thread} waits (for the save beside) or has ended (it did not wait: the check after it fails). */
+    private static void awaitBlockedOrDone(Thread thread) throws InterruptedException {
+        long deadline = System.nanoTime() + 10_000_000_000L;
+        while (thread.isAlive() && thread.getState() != Thread.State.WAITING && System.nanoTime() < deadline) Thread.sleep(5);
+        assertThat(thread.getState()).isIn(Thread.State.WAITING, Thread.State.TERMINATED);
+    }
+
+    private static SandboxRecord record(String id) {
+        SandboxSpec spec = new SandboxSpec(id, new IdentitySpec(id, "tests"), 1, 128, "/k", null, "console=ttyS0", "/rootfs",
+                List.of("data"), null, null, null, null, null, null);
+        return SandboxRecord.creating(id, spec, new ActorIdentity(id, "tests", "uid-" + id), null, Operation.CREATE);
     }
 
     @Test

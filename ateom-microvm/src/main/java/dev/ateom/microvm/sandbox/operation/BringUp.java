@@ -38,15 +38,17 @@ import java.util.concurrent.CompletionException;
  * Brings a sandbox's VM up, the one sequence create, clone and resume share: epoch run dir, (network slot), the
  * three virtiofsd started beside the caller's system-info step, (restore dir) and CHV (a claim from the warm pool),
  * (the sandbox's lease, taken beside all that and awaited here when leases are held while running),
- * the runtime persisted before CHV is asked anything (so a crash leaves
- * findable processes), vm.create, (vm.add-net with the slot's TAP) and vm.boot or vm.restore (with the TAP as the
- * snapshot's NIC) and vm.resume, then readiness, the clock of a restored guest and the
+ * vm.create, (vm.add-net with the slot's TAP) and vm.boot or vm.restore (with the TAP as the snapshot's NIC) and
+ * vm.resume, the runtime persisted beside vm.create / vm.restore and before the guest runs, then readiness, the clock
+ * of a restored guest and the
  * system-info sync. The order of the steps, and which could run side by side, is decided here alone; every
  * process started registers its stop in the caller's {@link Rollback}.
  */
 final class BringUp {
     /** The id of the guest's NIC in CHV's config: a restore names it in {@code net_fds}. */
     static final String NIC_ID = "net0";
+    /** The step that saves the record with the runtime, beside vm.create / vm.restore. */
+    static final String RUNTIME_SAVE = "runtimeSave";
     private final OperationContext context;
 
     BringUp(OperationContext context) { this.context = context; }
@@ -118,14 +120,13 @@ final class BringUp {
         // the last moment before the VM is created: the lease taken beside everything above must be held by now
         LeaseClaim lease = entry.leaseClaim();
         if (lease.enforced()) timer.run("lease", lease::await);
-        // the one fsynced save of the bring-up (docs/decisions.md, "Resume and clone at the hypervisor's speed")
         SandboxRecord withRuntime = withSlot(entry.record(), slot).withRuntime(vms.runtimeOf(record.id(), el, epoch, chv, shares,
                 slot == null ? null : SandboxNetworks.runtimeOf(slot)).restoredFrom(source instanceof VmSource.Restore restored
                         ? restored.snapshot().id() : null));
-        timer.account(ResumeOperation.RECORDS, () -> context.transitions().apply(entry, withRuntime, Durability.SYNCED));
+        RuntimeSave saved = saveRuntime(entry, withRuntime, layout, restoreDir.isPresent(), timer, rollback);
         VmStarter.awaitStarted(systemInfoDone);
-        LiveVm live = restoreDir.isPresent() ? restore(record, layout, restoreDir.get(), chv, shares, slot, epoch, timer)
-                : boot(record, el, chv, shares, slot, epoch, timer);
+        LiveVm live = restoreDir.isPresent() ? restore(record, restoreDir.get(), chv, shares, slot, epoch, timer, saved)
+                : boot(record, el, chv, shares, slot, epoch, timer, saved);
         entry.live(live);
         awaitReady(record, el, timer, restoreDir.isPresent());
         entry.live(live.withSync(timer.step("sync", () ->
@@ -165,8 +166,43 @@ final class BringUp {
         return record.withSpec(record.spec().withNetwork(record.spec().network().withHostPorts(SandboxNetworks.portsOf(slot))));
     }
 
+    /**
+     * The one fsynced save of the bring-up, the record with the runtime (docs/decisions.md, "Resume and clone at the
+     * hypervisor's speed"): on a thread of its own beside vm.create / vm.restore, which run no guest, and awaited
+     * before vm.boot / vm.resume, which do. A restore's durable dir stops being the snapshot's once the guest runs: its
+     * marker is removed first, in the same directory, so the save's fsync of that directory makes both durable. Until
+     * the save is done a crash leaves the record CREATING or RESUMING, whose recovery kills what runs in the run dir
+     * (found by its sockets) as it would with the runtime recorded. A failure waits for the save before any rollback.
+     */
+    private RuntimeSave saveRuntime(SandboxEntry entry, SandboxRecord withRuntime, SandboxLayout layout, boolean restoring,
+                                    StepTimer timer, Rollback rollback) {
+        DurableSyncMarker marker = new DurableSyncMarker(layout.sandboxDir());
+        if (SpeedBaseline.active()) {
+            timer.account(ResumeOperation.RECORDS, () -> context.transitions().apply(entry, withRuntime, Durability.SYNCED));
+            return new RuntimeSave(CompletableFuture.completedFuture(null), restoring ? marker::clear : () -> { });
+        }
+        CompletableFuture<Object> saving = timer.stepBeside(RUNTIME_SAVE, () -> {
+            if (restoring) marker.removeUnsynced();
+            context.transitions().apply(entry, withRuntime, Durability.SYNCED);
+            return null;
+        });
+        rollback.add("await the save of the runtime", () -> awaitQuietly(saving));
+        return new RuntimeSave(saving, () -> {
+            if (saving.isDone()) {
+                VmStarter.awaitStarted(saving);
+                return;
+            }
+            long start = System.nanoTime();
+            VmStarter.awaitStarted(saving);
+            timer.span(RUNTIME_SAVE + "Wait", start, System.nanoTime());
+        });
+    }
+
+    /** The runtime's save under way, and what must happen before the guest runs: it is on disk (the baseline: the marker goes). */
+    private record RuntimeSave(CompletableFuture<Object> saving, Runnable beforeGuestRuns) {}
+
     private static LiveVm boot(SandboxRecord record, SandboxLayout.EpochLayout el, ChvProcess chv, ShareSet shares, Slot slot,
-                               int epoch, StepTimer timer) {
+                               int epoch, StepTimer timer, RuntimeSave saved) {
         VmConfig vmConfig = VmConfigFactory.forBoot(record.spec(), el, socketsOf(shares));
         timer.run("vmCreate", () -> chv.client().create(vmConfig));
         // CHV takes descriptors only with vm.add-net (docs/decisions.md): the NIC joins the created VM before it boots
@@ -174,12 +210,13 @@ final class BringUp {
             timer.run("vmAddNet", () -> chv.client().addNet(NetConfig.onTapDescriptor(NIC_ID, GuestNetwork.GUEST_MAC.toString()),
                     List.of(slot.tapFd())));
         }
+        saved.beforeGuestRuns().run();
         timer.run("vmBoot", () -> chv.client().boot());
         return new LiveVm(epoch, chv, shares, null, Optional.empty(), slot);
     }
 
-    private static LiveVm restore(SandboxRecord record, SandboxLayout layout, Path sourceDir, ChvProcess chv, ShareSet shares,
-                                  Slot slot, int epoch, StepTimer timer) {
+    private static LiveVm restore(SandboxRecord record, Path sourceDir, ChvProcess chv, ShareSet shares,
+                                  Slot slot, int epoch, StepTimer timer, RuntimeSave saved) {
         MemoryRestoreMode mode = record.spec().restoreModeOrDefault();
         RestoreConfig restore = RestoreConfig.fromDirectory(sourceDir, mode);
         // the snapshot's NIC gets this slot's TAP; the guest keeps its MAC, address and ARP cache, valid in every slot
@@ -188,7 +225,7 @@ final class BringUp {
             else chv.client().restore(restore.withNetFds(List.of(new RestoredNetConfig(NIC_ID, 1))), List.of(slot.tapFd()));
         });
         // from here the guest may write to the durable dir: it is no longer the snapshot's
-        new DurableSyncMarker(layout.sandboxDir()).clear();
+        saved.beforeGuestRuns().run();
         timer.run("vmResume", () -> chv.client().resume());
         return new LiveVm(epoch, chv, shares, null, mode == MemoryRestoreMode.OnDemand
                 ? Optional.of(sourceDir.resolve("memory-ranges")) : Optional.empty(), slot);

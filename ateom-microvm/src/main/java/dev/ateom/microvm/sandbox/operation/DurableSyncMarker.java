@@ -52,6 +52,19 @@ final class DurableSyncMarker {
         }
     }
 
+    /**
+     * Removes the marker without an fsync: durable only with the next fsync of the sandbox dir, which the caller
+     * must await before the guest runs (the fsynced save of the record with the runtime, in the same directory).
+     */
+    void removeUnsynced() {
+        try {
+            Files.deleteIfExists(file);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot remove " + file, e);
+        }
+    }
+
+    /** Removes the marker, durably. */
     void clear() {
         try {
             if (Files.deleteIfExists(file)) syncDir();

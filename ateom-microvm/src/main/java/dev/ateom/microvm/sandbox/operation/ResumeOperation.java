@@ -48,8 +48,12 @@ public final class ResumeOperation {
                 throw e.concerning(record.id(), record.state());
             }
         }
-        // a restarted daemon reads RESUMING without an fsync; the fsynced save is BringUp's, with the runtime
-        timer.account(RECORDS, () -> context.transitions().begin(entry, SandboxState.RESUMING, Operation.RESUME, Durability.SYNCED_AFTER));
+        // RESUMING is written beside the steps up to the runtime's save, which waits for it, when what the resume starts
+        // dies with the daemon: a crash before it is on disk leaves SUSPENDED with nothing running, which is what
+        // recovery makes of RESUMING. Processes that outlive the daemon are found by a RESUMING record's recovery only,
+        // so it is on disk before they start (docs/decisions.md, "Resume and clone at the hypervisor's speed").
+        Durability beginning = context.config().childrenDieWithDaemon() ? Durability.BESIDE : Durability.SYNCED_AFTER;
+        timer.account(RECORDS, () -> context.transitions().begin(entry, SandboxState.RESUMING, Operation.RESUME, beginning));
         try {
             SnapshotCatalog.SnapshotHandle snapshot = timer.step("verify", () -> context.snapshots().openForRestore(record.latestSnapshotId()));
             DurableSyncMarker durable = new DurableSyncMarker(layout.sandboxDir());

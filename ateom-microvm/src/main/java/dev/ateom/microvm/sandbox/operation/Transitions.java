@@ -26,7 +26,8 @@ import static java.lang.System.Logger.Level.WARNING;
 
 /**
  * The one place a sandbox's record changes: persisted first, then published to its entry, so the daemon never
- * acts on a state a crash could forget (one exception, {@link #committed}, says why). Finishing or failing an
+ * acts on a state a crash could forget (two exceptions: {@link #committed}, and a save {@link Durability#BESIDE},
+ * which the sandbox's next save waits for; each says why). Finishing or failing an
  * operation also counts it, logs it and publishes it here: one event per state change and per finished operation.
  * Every operation's end state re-arms the idle deadline (an operation is use of the sandbox; see {@link IdleTimeouts}).
  */
