@@ -87,7 +87,8 @@ class CrashWithSurvivingChildrenTest extends HostTest {
 
     /**
      * A resume right after its suspend does not wait for the suspend's teardown (issue 27): it may die while the old VM
-     * is still being stopped, before (chvStart) or after (vmRestore) its own runtime replaced the old one in the record.
+     * is still being stopped, before its own runtime is saved (chvStart) or while that save runs beside (vmRestore), so
+     * the record holds the old runtime or the new one.
      * Either way the restart finds every process (the old epoch's by its kept run dir) and leaves the sandbox SUSPENDED.
      */
     @ParameterizedTest

@@ -17,8 +17,9 @@ import java.util.stream.Collectors;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code --virtiofsd-ahead}: a suspend's teardown starts the next epoch's three virtiofsd, the next resume claims them
- * instead of starting its own; a failed resume, a delete and a durable dir laid again leave none of them running.
+ * {@code --virtiofsd-ahead}: a suspend starts the next epoch's three virtiofsd once its VM is paused, the next resume
+ * claims them instead of starting its own; a failed suspend or resume, a delete and a durable dir laid again leave none
+ * of them running.
  * Against an in-process daemon with the stand-in's {@code none} backend (real vhost-user connections to real virtiofsd).
  */
 class VirtiofsdAheadTest {
@@ -68,6 +69,24 @@ class VirtiofsdAheadTest {
             assertThat(daemon.post("/v1/sandboxes/ah-fail/resume", "{}").status()).as("a retry").isEqualTo(200);
         }
         assertThat(daemon.delete("/v1/sandboxes/ah-fail?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    /** The suspend starts them once its VM is paused: a suspend that fails after that stops them again. */
+    @Test
+    void aFailedSuspendStopsTheVirtiofsdItStartedAhead() throws Exception {
+        daemon.createOk(daemon.spec("ah-susp", "ah-susp"));
+        FailPoints.failOnce("suspend.commit");
+
+        var failed = daemon.post("/v1/sandboxes/ah-susp/suspend", "{}");
+
+        assertThat(failed.status()).as(failed.body().toString()).isEqualTo(500);
+        JsonNode sandbox = daemon.get("/v1/sandboxes/ah-susp").body();
+        assertThat(sandbox.path("state").asText()).isEqualTo("RUNNING");
+        assertOnlyProcessesOf(sandbox.path("runtime"));
+        assertThat(sockets(daemon.runDir().resolve("ah-susp").resolve("e2"))).as("no socket of the next epoch").isEmpty();
+        suspend("ah-susp");
+        awaitServingAhead("ah-susp", 2);
+        assertThat(daemon.delete("/v1/sandboxes/ah-susp?deleteSnapshots=true").status()).isEqualTo(204);
     }
 
     @Test

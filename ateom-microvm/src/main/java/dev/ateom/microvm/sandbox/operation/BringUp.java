@@ -123,10 +123,10 @@ final class BringUp {
         SandboxRecord withRuntime = withSlot(entry.record(), slot).withRuntime(vms.runtimeOf(record.id(), el, epoch, chv, shares,
                 slot == null ? null : SandboxNetworks.runtimeOf(slot)).restoredFrom(source instanceof VmSource.Restore restored
                         ? restored.snapshot().id() : null));
-        RuntimeSave saved = saveRuntime(entry, withRuntime, layout, restoreDir.isPresent(), timer, rollback);
+        Runnable beforeGuestRuns = saveRuntime(entry, withRuntime, layout, restoreDir.isPresent(), timer, rollback);
         VmStarter.awaitStarted(systemInfoDone);
-        LiveVm live = restoreDir.isPresent() ? restore(record, restoreDir.get(), chv, shares, slot, epoch, timer, saved)
-                : boot(record, el, chv, shares, slot, epoch, timer, saved);
+        LiveVm live = restoreDir.isPresent() ? restore(record, restoreDir.get(), chv, shares, slot, epoch, timer, beforeGuestRuns)
+                : boot(record, el, chv, shares, slot, epoch, timer, beforeGuestRuns);
         entry.live(live);
         awaitReady(record, el, timer, restoreDir.isPresent());
         entry.live(live.withSync(timer.step("sync", () ->
@@ -173,13 +173,15 @@ final class BringUp {
      * marker is removed first, in the same directory, so the save's fsync of that directory makes both durable. Until
      * the save is done a crash leaves the record CREATING or RESUMING, whose recovery kills what runs in the run dir
      * (found by its sockets) as it would with the runtime recorded. A failure waits for the save before any rollback.
+     *
+     * @return what must run right before the guest does: the wait for the save (the baseline: the marker's removal)
      */
-    private RuntimeSave saveRuntime(SandboxEntry entry, SandboxRecord withRuntime, SandboxLayout layout, boolean restoring,
+    private Runnable saveRuntime(SandboxEntry entry, SandboxRecord withRuntime, SandboxLayout layout, boolean restoring,
                                     StepTimer timer, Rollback rollback) {
         DurableSyncMarker marker = new DurableSyncMarker(layout.sandboxDir());
         if (SpeedBaseline.active()) {
             timer.account(ResumeOperation.RECORDS, () -> context.transitions().apply(entry, withRuntime, Durability.SYNCED));
-            return new RuntimeSave(CompletableFuture.completedFuture(null), restoring ? marker::clear : () -> { });
+            return restoring ? marker::clear : () -> { };
         }
         CompletableFuture<Object> saving = timer.stepBeside(RUNTIME_SAVE, () -> {
             if (restoring) marker.removeUnsynced();
@@ -187,22 +189,16 @@ final class BringUp {
             return null;
         });
         rollback.add("await the save of the runtime", () -> awaitQuietly(saving));
-        return new RuntimeSave(saving, () -> {
-            if (saving.isDone()) {
-                VmStarter.awaitStarted(saving);
-                return;
-            }
+        return () -> {
+            boolean waits = !saving.isDone();
             long start = System.nanoTime();
             VmStarter.awaitStarted(saving);
-            timer.span(RUNTIME_SAVE + "Wait", start, System.nanoTime());
-        });
+            if (waits) timer.span(RUNTIME_SAVE + "Wait", start, System.nanoTime());
+        };
     }
 
-    /** The runtime's save under way, and what must happen before the guest runs: it is on disk (the baseline: the marker goes). */
-    private record RuntimeSave(CompletableFuture<Object> saving, Runnable beforeGuestRuns) {}
-
     private static LiveVm boot(SandboxRecord record, SandboxLayout.EpochLayout el, ChvProcess chv, ShareSet shares, Slot slot,
-                               int epoch, StepTimer timer, RuntimeSave saved) {
+                               int epoch, StepTimer timer, Runnable beforeGuestRuns) {
         VmConfig vmConfig = VmConfigFactory.forBoot(record.spec(), el, socketsOf(shares));
         timer.run("vmCreate", () -> chv.client().create(vmConfig));
         // CHV takes descriptors only with vm.add-net (docs/decisions.md): the NIC joins the created VM before it boots
@@ -210,13 +206,13 @@ final class BringUp {
             timer.run("vmAddNet", () -> chv.client().addNet(NetConfig.onTapDescriptor(NIC_ID, GuestNetwork.GUEST_MAC.toString()),
                     List.of(slot.tapFd())));
         }
-        saved.beforeGuestRuns().run();
+        beforeGuestRuns.run();
         timer.run("vmBoot", () -> chv.client().boot());
         return new LiveVm(epoch, chv, shares, null, Optional.empty(), slot);
     }
 
     private static LiveVm restore(SandboxRecord record, Path sourceDir, ChvProcess chv, ShareSet shares,
-                                  Slot slot, int epoch, StepTimer timer, RuntimeSave saved) {
+                                  Slot slot, int epoch, StepTimer timer, Runnable beforeGuestRuns) {
         MemoryRestoreMode mode = record.spec().restoreModeOrDefault();
         RestoreConfig restore = RestoreConfig.fromDirectory(sourceDir, mode);
         // the snapshot's NIC gets this slot's TAP; the guest keeps its MAC, address and ARP cache, valid in every slot
@@ -225,7 +221,7 @@ final class BringUp {
             else chv.client().restore(restore.withNetFds(List.of(new RestoredNetConfig(NIC_ID, 1))), List.of(slot.tapFd()));
         });
         // from here the guest may write to the durable dir: it is no longer the snapshot's
-        saved.beforeGuestRuns().run();
+        beforeGuestRuns.run();
         timer.run("vmResume", () -> chv.client().resume());
         return new LiveVm(epoch, chv, shares, null, mode == MemoryRestoreMode.OnDemand
                 ? Optional.of(sourceDir.resolve("memory-ranges")) : Optional.empty(), slot);
