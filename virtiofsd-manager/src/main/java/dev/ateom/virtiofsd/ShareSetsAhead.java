@@ -157,7 +157,7 @@ public final class ShareSetsAhead implements AutoCloseable {
     }
 
     /** Whether a set of {@code key} is started or starting (not one being killed). */
-    public synchronized boolean holds(String key) { return sets.containsKey(key); }
+    synchronized boolean holds(String key) { return sets.containsKey(key); }
 
     /** Whether {@link #startAhead} would start anything (a budget above 0, not closed). */
     public synchronized boolean enabled() { return budget > 0 && !closed; }

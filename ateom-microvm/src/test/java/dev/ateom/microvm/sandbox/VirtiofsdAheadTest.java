@@ -17,9 +17,9 @@ import java.util.stream.Collectors;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * {@code --virtiofsd-ahead}: a suspend starts the next epoch's three virtiofsd once its VM is paused, the next resume
- * claims them instead of starting its own; a failed suspend or resume, a delete and a durable dir laid again leave none
- * of them running.
+ * {@code --virtiofsd-ahead}: a suspend's teardown starts the next epoch's three virtiofsd, the next resume claims them
+ * instead of starting its own; a failed suspend or resume, a delete and a durable dir laid again leave none of them
+ * running.
  * Against an in-process daemon with the stand-in's {@code none} backend (real vhost-user connections to real virtiofsd).
  */
 class VirtiofsdAheadTest {
@@ -71,7 +71,11 @@ class VirtiofsdAheadTest {
         assertThat(daemon.delete("/v1/sandboxes/ah-fail?deleteSnapshots=true").status()).isEqualTo(204);
     }
 
-    /** The suspend starts them once its VM is paused: a suspend that fails after that stops them again. */
+    /**
+     * A suspend that fails (here at its last step, the commit) leaves no virtiofsd of the next epoch: the set is started
+     * by the teardown of a committed suspend only (started beside the suspend itself, it made the suspend 1.4× slower on
+     * this 2-core host: docs/decisions.md).
+     */
     @Test
     void aFailedSuspendStopsTheVirtiofsdItStartedAhead() throws Exception {
         daemon.createOk(daemon.spec("ah-susp", "ah-susp"));

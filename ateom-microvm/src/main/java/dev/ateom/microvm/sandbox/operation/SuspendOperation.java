@@ -59,10 +59,6 @@ public final class SuspendOperation {
             ChvClient chv = RunningVm.client(entry);
             timer.run("pause", chv::pause);
             rollback.add("resume the VM", chv::resume);
-            // the next resume's virtiofsd start beside the snapshot and the archive (when virtiofsd-ahead is on); a
-            // suspend that fails stops them again
-            context.teardown().startNextSharesAhead(entry, layout);
-            rollback.add("stop the virtiofsd started ahead", () -> context.sharesAhead().discard(record.id()));
             SnapshotDraft staging = timer.step("stage", () -> context.snapshotWriter().begin(record.id(), tags));
             rollback.add("discard staging dir", staging::discard);
             timer.run("snapshot", () -> context.vms().jailer().snapshot(record.id(), staging.chvDir(), chv::snapshot));

@@ -60,7 +60,6 @@ final class Teardown {
             try (var log = LogContext.with("sandbox", id)) {
                 CrashPoints.before(Operation.SUSPEND.wireName(), "teardown");
                 long start = System.nanoTime();
-                // unless the suspend started them already
                 startNextSharesAhead(entry, layout);
                 if (live != null || runtime != null) {
                     // first, since unlinking hard links does not disturb a VM that still maps them; only this epoch's:
@@ -85,19 +84,14 @@ final class Teardown {
 
     /**
      * The next resume's three virtiofsd, started now within the budget (ShareSetsAhead), in the next epoch's run dir:
-     * that resume claims them instead of waiting for their start. A suspend starts them once its VM is paused, so they
-     * serve by its answer (a resume right after it waited for their start when they were started by the teardown);
-     * the teardown starts them only if no set is held for the sandbox by then. Only while the record is SUSPENDING
-     * (the suspend holds the sandbox's lock) or SUSPENDED, on the entry's monitor, which the resume's RESUMING also
-     * takes: a resume that has begun starts its own. Never throws.
+     * that resume claims them instead of waiting for their start. Only while the record is SUSPENDED, on the entry's
+     * monitor, which the resume's RESUMING also takes: a resume that has begun starts its own. Never throws.
      */
-    void startNextSharesAhead(SandboxEntry entry, SandboxLayout layout) {
+    private void startNextSharesAhead(SandboxEntry entry, SandboxLayout layout) {
         try {
             synchronized (entry) {
                 SandboxRecord record = entry.record();
-                boolean suspending = record.state() == SandboxState.SUSPENDING || record.state() == SandboxState.SUSPENDED;
-                if (!suspending || SpeedBaseline.active() || !context.sharesAhead().enabled()) return;
-                if (context.sharesAhead().holds(record.id())) return;
+                if (record.state() != SandboxState.SUSPENDED || SpeedBaseline.active() || !context.sharesAhead().enabled()) return;
                 VirtiofsdLauncher launcher = context.virtiofsd();
                 if (launcher == null) return;
                 SandboxLayout.EpochLayout next = layout.epoch(record.epochs() + 1);
