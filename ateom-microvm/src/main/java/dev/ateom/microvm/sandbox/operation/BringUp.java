@@ -177,7 +177,7 @@ final class BringUp {
      * @return what must run right before the guest does: the wait for the save (the baseline: the marker's removal)
      */
     private Runnable saveRuntime(SandboxEntry entry, SandboxRecord withRuntime, SandboxLayout layout, boolean restoring,
-                                    StepTimer timer, Rollback rollback) {
+                                 StepTimer timer, Rollback rollback) {
         DurableSyncMarker marker = new DurableSyncMarker(layout.sandboxDir());
         if (SpeedBaseline.active()) {
             timer.account(ResumeOperation.RECORDS, () -> context.transitions().apply(entry, withRuntime, Durability.SYNCED));
