@@ -77,7 +77,7 @@ class VirtiofsdAheadTest {
      * this 2-core host: docs/decisions.md).
      */
     @Test
-    void aFailedSuspendStopsTheVirtiofsdItStartedAhead() throws Exception {
+    void aFailedSuspendLeavesNoVirtiofsdOfTheNextEpoch() throws Exception {
         daemon.createOk(daemon.spec("ah-susp", "ah-susp"));
         FailPoints.failOnce("suspend.commit");
 
