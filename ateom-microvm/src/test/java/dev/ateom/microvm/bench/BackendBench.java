@@ -102,7 +102,7 @@ final class BackendBench {
     /**
      * The daemons in the order they take cycle {@code cycle}: turns alternate, so neither always runs in the other's
      * wake (the other's teardown, its warm pool's refill: a new stand-in JVM). With the baseline always first, the
-     * measured daemon's suspend, whose path no change touched, took 1.06-1.20x the baseline's API time in four runs;
+     * measured daemon's suspend, whose path no change touched, took 1.06-1.20x the baseline's API time in five runs;
      * with turns alternating, 0.98x.
      */
     private static List<Subject> inTurn(List<Subject> subjects, int cycle) {

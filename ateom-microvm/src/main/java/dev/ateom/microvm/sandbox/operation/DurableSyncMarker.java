@@ -57,17 +57,17 @@ final class DurableSyncMarker {
      * must await before the guest runs (the fsynced save of the record with the runtime, in the same directory).
      */
     void removeUnsynced() {
-        try {
-            Files.deleteIfExists(file);
-        } catch (IOException e) {
-            throw new UncheckedIOException("cannot remove " + file, e);
-        }
+        remove(false);
     }
 
     /** Removes the marker, durably. */
     void clear() {
+        remove(true);
+    }
+
+    private void remove(boolean synced) {
         try {
-            if (Files.deleteIfExists(file)) syncDir();
+            if (Files.deleteIfExists(file) && synced) syncDir();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot remove " + file, e);
         }
