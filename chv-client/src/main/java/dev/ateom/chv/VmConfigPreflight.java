@@ -1,5 +1,6 @@
 package dev.ateom.chv;
 
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.HashSet;
@@ -53,11 +54,26 @@ final class VmConfigPreflight {
                 throw new ChvConfigRejectedException(endpoint, "fs[" + i + "] (tag " + entry.tag() + ").socket " + socket
                         + " does not exist (CHV would wait 60 s for it)");
             }
-            if (!listening.contains(socket.toString()) && !listening.contains(normal(entry.socket()))) {
+            if (!listening.contains(socket.toString()) && !listening.contains(normal(entry.socket())) && !linkOfListener(socket, listening)) {
                 throw new ChvConfigRejectedException(endpoint, "fs[" + i + "] (tag " + entry.tag() + ").socket " + socket
                         + " has no listener (stale socket file or back-end gone; CHV would wait 60 s)");
             }
         }
+    }
+
+    /**
+     * Whether {@code socket} is another name (a hard link) of a socket file a listener was bound to: the kernel's table
+     * lists only the bound name, while a connect reaches the listener through any name of the file, as CHV's does.
+     */
+    private static boolean linkOfListener(Path socket, Set<String> listening) {
+        for (String bound : listening) {
+            try {
+                if (bound.startsWith("/") && Files.isSameFile(Path.of(bound), socket)) return true;
+            } catch (IOException | RuntimeException e) {
+                // gone meanwhile, or not a path at all (abstract names are listed with '@'): not this one
+            }
+        }
+        return false;
     }
 
     /** CHV's {@code RestoreConfig::validate}: each descriptor-backed net device needs its {@code net_fds} entry. */

@@ -7,6 +7,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
@@ -95,6 +96,19 @@ public final class ShareSetsAhead implements AutoCloseable {
         private final Ahead ahead;
         private final CompletableFuture<Void> dropped;
 
+        /**
+         * A set another owner made ahead and hands over (the shares made for a clone of a snapshot), for a claimant to
+         * {@linkplain #requiring require} its specs of: given out by {@link #await} like a set started here, only with
+         * exactly those specs and every share still running, otherwise killed.
+         */
+        public static Claim of(String key, ShareSet set) {
+            List<ShareSpec> serving = set.processes().values().stream().map(VirtiofsdProcess::spec).toList();
+            return new Claim(key, serving, new Ahead(serving, CompletableFuture.completedFuture(set)), null);
+        }
+
+        /** This claim for a claimant that needs exactly {@code wanted}. */
+        public Claim requiring(List<ShareSpec> wanted) { return new Claim(key, List.copyOf(wanted), ahead, dropped); }
+
         private Claim(String key, List<ShareSpec> specs, Ahead ahead, CompletableFuture<Void> dropped) {
             this.key = key;
             this.specs = specs;
@@ -116,7 +130,7 @@ public final class ShareSetsAhead implements AutoCloseable {
             // a dropped set of this key still holds its socket paths until its kill is done
             if (dropped != null) dropped.join();
             if (ahead == null) return Optional.empty();
-            if (!ahead.specs().equals(specs)) {
+            if (!Set.copyOf(ahead.specs()).equals(Set.copyOf(specs))) {
                 LOG.log(Level.INFO, "virtiofsd started ahead for " + key + " serve other specs than the claim's; stopping them");
                 kill(ahead);
                 return Optional.empty();

@@ -35,11 +35,12 @@ public final class VirtiofsdProcess {
             Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("ateom-virtiofsd-exit-", 0).factory());
 
     private final VirtiofsdLauncher launcher;
-    private final ShareSpec spec;
+    /** Its paths: those it was started with, or those it was {@linkplain #relocate relocated} to. */
+    private volatile ShareSpec spec;
     private final ProcessHandle handle;
     private final long startTicks;
     private final boolean adopted;
-    private final ShareLog log;
+    private volatile ShareLog log;
     private final String logMarker;
     private final AtomicBoolean stopRequested = new AtomicBoolean();
     /** Completed by the JVM's exit watch, or for adopted processes also by our own polling in stop(). */
@@ -139,6 +140,29 @@ public final class VirtiofsdProcess {
             throw new VirtiofsdException(spec.describe() + ": virtiofsd pid " + pid() + " still runs "
                     + KILL_WAIT.toSeconds() + " s after SIGKILL");
         }
+    }
+
+    /**
+     * Takes the paths of {@code to} once the caller has renamed this process's files there (its socket and pid file,
+     * its log, its shared dir): the shares made ahead for a clone become the clone's. virtiofsd holds each of them by
+     * descriptor or inode, so it serves on: a listening Unix socket is reached through whatever name its inode has, the
+     * log is appended through the file it opened, its namespace sandbox's root is the dir it bound when it started.
+     * Two things keep the old names: its command line and the kernel's socket table ({@code /proc/net/unix}), so a scan
+     * for leftovers by the new socket path does not find it. Hence only a process that dies with the daemon may be
+     * relocated: after a crash nothing of it is left to scan for.
+     */
+    public void relocate(ShareSpec to) {
+        ShareSpec from = spec;
+        if (to.kind() != from.kind() || !to.options().equals(from.options())) {
+            throw new IllegalArgumentException(from.describe() + ": a relocation keeps the kind and options, not " + to);
+        }
+        if (!from.options().dieWithDaemon()) {
+            throw new IllegalStateException(from.describe() + ": only a virtiofsd that dies with the daemon may be relocated");
+        }
+        spec = to;
+        log = new ShareLog(to.logFile(), log.maxBytes(), log.keep());
+        LOG.log(Level.INFO, "{0}: virtiofsd pid {1} on {2} is now {3} on {4}", from.describe(), Long.toString(pid()),
+                from.socketPath(), to.describe(), to.socketPath());
     }
 
     /** Stops this process (if still running) and starts a fresh one for the same share on a new socket path. */

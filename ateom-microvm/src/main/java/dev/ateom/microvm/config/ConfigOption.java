@@ -67,6 +67,9 @@ public enum ConfigOption {
     VIRTIOFSD_AHEAD("virtiofsd-ahead", "0", "Suspended sandboxes whose next resume finds its three virtiofsd already started "
             + "(started when the suspend's teardown begins; the oldest make room; 0: none; always 0 when children do not die "
             + "with the daemon)."),
+    CLONE_AHEAD("clone-ahead", "0", "Recently cloned snapshots whose next clone is made ahead: its durable dir extracted and its "
+            + "three virtiofsd serving, taken by the next clone of the snapshot (the least recently cloned makes room; each "
+            + "keeps three idle virtiofsd and a copy of its durable dir; 0: none; always 0 when children do not die with the daemon)."),
     OPERATION_RETENTION_SECONDS("operation-retention-seconds", "900", "Longest a finished asynchronous operation (?async=true) "
             + "is kept for GET /v1/operations/{id}; one that was fetched finished goes 10 s after (at most half this)."),
     E2B_LISTEN("e2b-listen", "", "HOST:PORT (or PORT, on 127.0.0.1) of an E2B-compatible API and envd proxy, so the E2B SDK "

@@ -24,6 +24,8 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Consumer;
 import java.util.function.Predicate;
 
 /**
@@ -38,6 +40,7 @@ public final class SnapshotCatalog {
     private final SnapshotStore store;
     private final Path sandboxesDir;
     private Predicate<String> protectedSnapshot = id -> false;
+    private final List<Consumer<String>> deleteListeners = new CopyOnWriteArrayList<>();
     private SnapshotFetcher fetcher = SnapshotFetcher.NONE;
     private final Set<String> reservedNames = ConcurrentHashMap.newKeySet();
 
@@ -48,6 +51,9 @@ public final class SnapshotCatalog {
 
     /** Snapshots that must not be deleted without {@code force}: the latest of a suspended sandbox. */
     public void protect(Predicate<String> isProtected) { this.protectedSnapshot = isProtected; }
+
+    /** Called with a snapshot's id once it is deleted from this host (whatever asked for the delete). */
+    public void onDelete(Consumer<String> listener) { deleteListeners.add(listener); }
 
     /** Where snapshots that are not on this host come from (the snapshot store); by default nowhere. */
     public void fetchMissingWith(SnapshotFetcher fetcher) { this.fetcher = fetcher; }
@@ -175,6 +181,7 @@ public final class SnapshotCatalog {
     public void deleteIfPresent(String id) {
         try {
             if (store.delete(id)) LOG.log(System.Logger.Level.INFO, "deleted snapshot " + id);
+            deleteListeners.forEach(listener -> listener.accept(id));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot delete snapshot " + id, e);
         }

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
+import java.util.EnumMap;
 import java.util.Map;
 
 /**
@@ -24,14 +25,20 @@ final class RealGuest {
     private RealGuest() {}
 
     /** A daemon on {@code dir} whose "cloud-hypervisor" is a wrapper that picks the stand-in's qemu backend. */
-    static DaemonHarness daemon(Path dir) throws Exception {
+    static DaemonHarness daemon(Path dir) throws Exception { return daemon(dir, Map.of()); }
+
+    /** As {@link #daemon(Path)}, with {@code extra} flags over those. */
+    static DaemonHarness daemon(Path dir, Map<ConfigOption, String> extra) throws Exception {
         GuestImage guest = GuestImage.ensureBuilt();
         Path chv = dir.resolve("cloud-hypervisor");
         Files.writeString(chv, "#!/bin/sh\nATEOM_STANDIN_BACKEND=qemu exec " + TestTools.standIn() + " \"$@\"\n");
         Files.setPosixFilePermissions(chv, PosixFilePermissions.fromString("rwxr-xr-x"));
         String imageRoots = String.join(",", guest.vmlinux().getParent().toString(), guest.initramfs().getParent().toString(),
                 guest.rootfs().toString());
-        return new DaemonHarness(dir, Map.of(ConfigOption.CLOUD_HYPERVISOR, chv.toString(), ConfigOption.IMAGE_ROOTS, imageRoots));
+        Map<ConfigOption, String> flags = new EnumMap<>(ConfigOption.class);
+        flags.putAll(Map.of(ConfigOption.CLOUD_HYPERVISOR, chv.toString(), ConfigOption.IMAGE_ROOTS, imageRoots));
+        flags.putAll(extra);
+        return new DaemonHarness(dir, flags);
     }
 
     /** The fixture guest with the durable dir {@code data} (/data/data in the guest), its name as identity, ready on its probe. */

@@ -7,7 +7,10 @@ import dev.ateom.chv.vsock.ProbeClient;
 import dev.ateom.fixtures.guest.GuestCmdline;
 import dev.ateom.fixtures.guest.GuestImage;
 import dev.ateom.fixtures.wait.Eventually;
+import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.json.ApiJson;
+import java.io.IOException;
+import java.util.Map;
 import java.nio.file.StandardCopyOption;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
@@ -27,9 +30,12 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class RealGuestSandboxTest {
     private static final Duration PROBE = Duration.ofSeconds(20);
-    /** The daemon launches "cloud-hypervisor" like the real one: a wrapper picks the stand-in's qemu backend. */
+    /**
+     * The daemon launches "cloud-hypervisor" like the real one: a wrapper picks the stand-in's qemu backend. The second
+     * clone of a snapshot takes what was made ahead for it ({@code --clone-ahead}).
+     */
     @RegisterExtension
-    static final DaemonExtension daemon = DaemonExtension.startedBy(RealGuest::daemon);
+    static final DaemonExtension daemon = DaemonExtension.startedBy(dir -> RealGuest.daemon(dir, Map.of(ConfigOption.CLONE_AHEAD, "1")));
     static GuestImage guest;
     static Path secrets;
 
@@ -88,8 +94,39 @@ class RealGuestSandboxTest {
         assertThat(cloneProbe.cat("/data/data/hello.txt").text()).isEqualTo("persist me");
         assertThat(probe.whoami().text()).as("the original is untouched").isEqualTo("guest-a");
 
+        // the next clone runs on the durable dir and virtiofsd made ahead for it, moved into its own dirs
+        awaitMadeAhead();
+        ObjectNode third = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshot).put("id", "guest-c");
+        third.putObject("identity").put("name", "guest-c").put("namespace", "tests");
+        JsonNode madeAhead = daemon.createOk(third).body();
+        assertThat(madeAhead.path("timingsMs").has("durable")).as("%s", madeAhead.path("timingsMs")).isFalse();
+        ProbeClient thirdProbe = probe(madeAhead.path("sandbox"));
+        assertThat(thirdProbe.whoami().text()).as("its own identity").isEqualTo("guest-c");
+        assertThat(thirdProbe.cat("/data/data/hello.txt").text()).isEqualTo("persist me");
+        thirdProbe.write("/data/data/third.txt", "written by guest-c");
+        assertThat(daemon.stateDir().resolve("sandboxes/guest-c/durable/data/third.txt")).hasContent("written by guest-c");
+        assertThat(daemon.stateDir().resolve("sandboxes/guest-b/durable/data/third.txt")).doesNotExist();
+        assertThat(daemon.delete("/v1/sandboxes/guest-c").status()).isEqualTo(204);
+
         assertThat(daemon.delete("/v1/sandboxes/guest-b").status()).isEqualTo(204);
         assertThat(daemon.delete("/v1/sandboxes/guest-a?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    /** A clone made ahead: its dirs under {@code <state>/clones-ahead}, its three virtiofsd listening; bounded. */
+    private static void awaitMadeAhead() {
+        Eventually.until(Duration.ofSeconds(60), () -> {
+            try (var made = Files.list(daemon.stateDir().resolve("clones-ahead"))) {
+                return made.anyMatch(dir -> {
+                    try (var sockets = Files.walk(daemon.runDir().resolve(".clones-ahead").resolve(dir.getFileName()))) {
+                        return sockets.filter(p -> p.toString().endsWith(".sock")).count() == 3;
+                    } catch (IOException e) {
+                        return false;
+                    }
+                });
+            } catch (IOException e) {
+                return false;
+            }
+        }, "a clone made ahead with its three virtiofsd listening");
     }
 
     private static ObjectNode guestSpec(String id, String name) {

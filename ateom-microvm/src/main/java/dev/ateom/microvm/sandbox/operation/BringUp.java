@@ -58,9 +58,11 @@ final class BringUp {
      * @param systemInfo     the caller's system-info work (create: the first write; resume and clone: regeneration), the
      *                       step {@code systemInfo}, run on a thread of its own beside virtiofsd, the restore dir, CHV
      *                       and the runtime's save, awaited before the VM is created
+     * @param madeAhead      the shares a new sandbox's preparation took over, made ahead for it (a clone's:
+     *                       ClonesAhead), or {@link ShareSetsAhead.Claim#NONE}
      */
     void run(SandboxEntry entry, VmSource source, int epoch, StepTimer timer, Rollback rollback, SandboxState stateOnRefusal,
-             Runnable systemInfo) {
+             Runnable systemInfo, ShareSetsAhead.Claim madeAhead) {
         SandboxRecord record = entry.record();
         SandboxLayout layout = context.layout(record.id());
         VmStarter vms = context.vms();
@@ -68,9 +70,11 @@ final class BringUp {
         // still run of it by the sockets named there (ProcessLeftovers.killInRunDir) once the record names this epoch
         OptionalInt retiring = entry.vmGonePending() && record.runtime() != null ? OptionalInt.of(record.runtime().epoch()) : OptionalInt.empty();
         // a resume's virtiofsd may serve already, or still be starting: started ahead by its suspend's teardown, in this
-        // epoch's dir. Taken now, waited for beside the rest (a resume right after its suspend waits for their start)
+        // epoch's dir. Taken now, waited for beside the rest (a resume right after its suspend waits for their start). A
+        // clone's may have been made ahead and moved into its dirs; either is used only if exactly these shares
         List<ShareSpec> shareSpecs = vms.shareSpecs(record, layout, layout.epoch(epoch));
-        ShareSetsAhead.Claim ahead = source instanceof VmSource.Restore ? vms.takeStartedAhead(record.id(), shareSpecs) : ShareSetsAhead.Claim.NONE;
+        ShareSetsAhead.Claim ahead = madeAhead != ShareSetsAhead.Claim.NONE ? madeAhead.requiring(shareSpecs)
+                : source instanceof VmSource.Restore ? vms.takeStartedAhead(record.id(), shareSpecs) : ShareSetsAhead.Claim.NONE;
         SandboxLayout.EpochLayout el;
         try {
             // while what was started ahead may hold this epoch's socket paths, its dir stays

@@ -2,6 +2,7 @@ package dev.ateom.microvm.sandbox.operation;
 
 import dev.ateom.microvm.sandbox.Operation;
 import dev.ateom.microvm.sandbox.OperationResult;
+import dev.ateom.virtiofsd.ShareSetsAhead;
 
 /** Create: the sandbox's dirs, its system-info volumes (while virtiofsd starts), a booted VM. A failure rolls everything back: FAILED. */
 public final class CreateOperation {
@@ -12,8 +13,11 @@ public final class CreateOperation {
     /** Runs on a new CREATING sandbox, registered and locked. */
     public OperationResult run(SandboxEntry entry) {
         return NewSandbox.bringUp(context, entry, Operation.CREATE,
-                (record, layout, timer, rollback) -> timer.run("dirs", () -> SandboxDirs.create(layout, record.spec().durableDirsOrEmpty(), rollback)),
-                (record, layout, timer, rollback) -> context.systemInfo().writeInitial(layout, record.spec().systemInfoOrEmpty(),
+                (record, layout, timer, rollback) -> {
+                    timer.run("dirs", () -> SandboxDirs.create(layout, record.spec().durableDirsOrEmpty(), rollback));
+                    return ShareSetsAhead.Claim.NONE;
+                },
+                (record, layout) -> context.systemInfo().writeInitial(layout, record.spec().systemInfoOrEmpty(),
                         record.identity()),
                 VmSource.boot());
     }

@@ -10,6 +10,7 @@ import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.SandboxState;
 import dev.ateom.microvm.timing.StepTimer;
 import dev.ateom.microvm.vm.SandboxLayout;
+import dev.ateom.virtiofsd.ShareSetsAhead;
 
 /**
  * What create and clone share: the new sandbox persisted before anything of it is made, its files prepared, its
@@ -24,7 +25,14 @@ final class NewSandbox {
     /** The steps before the bring-up that differ between create and clone. */
     @FunctionalInterface
     interface Preparation {
-        void run(SandboxRecord record, SandboxLayout layout, StepTimer timer, Rollback rollback);
+        /** @return the shares made ahead for the new sandbox (a clone's), or {@link ShareSetsAhead.Claim#NONE} */
+        ShareSetsAhead.Claim run(SandboxRecord record, SandboxLayout layout, StepTimer timer, Rollback rollback);
+    }
+
+    /** What may be written while virtiofsd starts (system-info). */
+    @FunctionalInterface
+    interface Beside {
+        void run(SandboxRecord record, SandboxLayout layout);
     }
 
     /**
@@ -32,7 +40,7 @@ final class NewSandbox {
      * @param beside      what may be written while virtiofsd starts (system-info): the bring-up's step {@code systemInfo}
      */
     static OperationResult bringUp(OperationContext context, SandboxEntry entry, Operation operation, Preparation preparation,
-                                   Preparation beside, VmSource source) {
+                                   Beside beside, VmSource source) {
         SandboxRecord record = entry.record();
         StepTimer timer = context.timer(operation);
         try {
@@ -46,8 +54,8 @@ final class NewSandbox {
         SandboxLayout layout = context.layout(record.id());
         Rollback rollback = new Rollback();
         try {
-            preparation.run(record, layout, timer, rollback);
-            context.bringUp().run(entry, source, 1, timer, rollback, SandboxState.FAILED, () -> beside.run(record, layout, timer, rollback));
+            ShareSetsAhead.Claim madeAhead = preparation.run(record, layout, timer, rollback);
+            context.bringUp().run(entry, source, 1, timer, rollback, SandboxState.FAILED, () -> beside.run(record, layout), madeAhead);
             rollback.clear();
             return context.transitions().running(entry, operation, timer);
         } catch (RuntimeException e) {

@@ -13,6 +13,7 @@ import dev.ateom.microvm.sandbox.SnapshotCatalog;
 import dev.ateom.microvm.sandbox.SnapshotRestores;
 import dev.ateom.microvm.timing.StepTimer;
 import dev.ateom.microvm.vm.SandboxLayout;
+import dev.ateom.virtiofsd.ShareSetsAhead;
 
 import static java.lang.System.Logger.Level.INFO;
 
@@ -65,7 +66,8 @@ public final class ResumeOperation {
                 durable.markInSyncWith(snapshot.id());
             }
             context.bringUp().run(entry, VmSource.restore(snapshot), record.epochs() + 1, timer, rollback, SandboxState.SUSPENDED,
-                    () -> context.systemInfo().regenerate(layout, record.spec().systemInfoOrEmpty(), record.identity()));
+                    () -> context.systemInfo().regenerate(layout, record.spec().systemInfoOrEmpty(), record.identity()),
+                    ShareSetsAhead.Claim.NONE);
             rollback.clear();
             return context.transitions().running(entry, Operation.RESUME, timer);
         } catch (RuntimeException e) {

@@ -50,6 +50,8 @@ public final class StartupRecovery {
         context.networks().reclaimUnadopted();
         // the cgroups and jail roots of a killed daemon's VMMs that were not adopted (their processes die with them)
         context.vms().jailer().removeLeftovers();
+        // the clones a killed daemon made ahead for nobody (their virtiofsd died with it)
+        context.vms().clonesAhead().removeLeftovers(context.virtiofsd());
         leases.afterRecovery(settled); // in the background: running ones keep their lease, the others give it back
         for (String id : sandboxes.ids()) PrivateDirs.ensure(context.store().sandboxDir(id));
         for (Path orphan : context.store().orphanDirs(sandboxes.ids())) {

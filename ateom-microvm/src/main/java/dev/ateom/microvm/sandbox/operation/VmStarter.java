@@ -63,10 +63,12 @@ public final class VmStarter {
     private final VmmJailer jailer;
     private final Optional<PoolMemberJails> memberJails;
     private final ShareSetsAhead sharesAhead;
+    private final ClonesAhead clonesAhead;
 
     public VmStarter(DaemonConfig config, SnapshotCatalog snapshots, HostTools tools, VmmPool pool, VmmJailer jailer,
-            Optional<PoolMemberJails> memberJails, ShareSetsAhead sharesAhead) {
+            Optional<PoolMemberJails> memberJails, ShareSetsAhead sharesAhead, ClonesAhead clonesAhead) {
         this.pool = pool;
+        this.clonesAhead = clonesAhead;
         this.jailer = jailer;
         this.memberJails = memberJails;
         this.sharesAhead = sharesAhead;
@@ -91,7 +93,11 @@ public final class VmStarter {
                 .callback(cb -> jailer.memoryUsage().forEach((id, bytes) -> cb.call(bytes, id))).register(registry);
         // like the pool: only processes that die with the daemon may be started for nobody yet (recovery finds no record of them)
         ShareSetsAhead sharesAhead = new ShareSetsAhead(config.childrenDieWithDaemon() ? config.virtiofsdAhead() : 0);
-        return new VmStarter(config, snapshots, tools, pool, jailer, memberJails, sharesAhead);
+        ClonesAhead clonesAhead = new ClonesAhead(config.stateDir().resolve("clones-ahead"), config.runDir().resolve(".clones-ahead"),
+                config.childrenDieWithDaemon() && !SpeedBaseline.active() ? config.cloneAhead() : 0);
+        // what is made for a snapshot's next clone goes with the snapshot
+        snapshots.onDelete(clonesAhead::discard);
+        return new VmStarter(config, snapshots, tools, pool, jailer, memberJails, sharesAhead, clonesAhead);
     }
 
     /** The warm pool starts filling (once the API answers and every tool is there). */
@@ -100,14 +106,18 @@ public final class VmStarter {
     /** The virtiofsd a suspend's teardown starts for the sandbox's next resume. */
     ShareSetsAhead sharesAhead() { return sharesAhead; }
 
+    /** The next clones of recently cloned snapshots, made ahead. */
+    ClonesAhead clonesAhead() { return clonesAhead; }
+
     /**
-     * At the daemon's stop, after the suspends: the pool, what their teardowns started ahead, the jails. Each goes even
+     * At the daemon's stop, after the suspends: the pool, what their teardowns started ahead, the clones made ahead, the
+     * jails. Each goes even
      * when one before it failed (the first failure is thrown after): the jails' cgroups must not outlive a pool that
      * could not stop.
      */
     public void close() {
         RuntimeException failure = null;
-        for (Runnable close : List.<Runnable>of(pool::close, sharesAhead::close, jailer::close)) {
+        for (Runnable close : List.<Runnable>of(pool::close, sharesAhead::close, clonesAhead::close, jailer::close)) {
             try {
                 close.run();
             } catch (RuntimeException e) {
@@ -144,10 +154,16 @@ public final class VmStarter {
 
     /** The epoch's three shares: rootfs, durable and system-info, sockets and logs in its run dir. */
     List<ShareSpec> shareSpecs(SandboxRecord record, SandboxLayout layout, SandboxLayout.EpochLayout el) {
+        return shareSpecs(record.spec().rootfs(), layout, el);
+    }
+
+    /** The shares of a sandbox with {@code rootfs} laid out as {@code layout} says (its id is the layout's). */
+    List<ShareSpec> shareSpecs(String rootfs, SandboxLayout layout, SandboxLayout.EpochLayout el) {
         ShareOptions options = ShareOptions.DEFAULT.withDieWithDaemon(config.childrenDieWithDaemon());
-        return List.of(ShareSpec.inRunDir(record.id(), ShareKind.ROOTFS, Path.of(record.spec().rootfs()), el.dir(), options),
-                ShareSpec.inRunDir(record.id(), ShareKind.DURABLE, layout.durableDir(), el.dir(), options),
-                ShareSpec.inRunDir(record.id(), ShareKind.SYSTEM_INFO, layout.systemInfoDir(), el.dir(), options));
+        String id = layout.sandboxId();
+        return List.of(ShareSpec.inRunDir(id, ShareKind.ROOTFS, Path.of(rootfs), el.dir(), options),
+                ShareSpec.inRunDir(id, ShareKind.DURABLE, layout.durableDir(), el.dir(), options),
+                ShareSpec.inRunDir(id, ShareKind.SYSTEM_INFO, layout.systemInfoDir(), el.dir(), options));
     }
 
     /**

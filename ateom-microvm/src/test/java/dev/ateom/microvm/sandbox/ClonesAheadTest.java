@@ -1,0 +1,212 @@
+package dev.ateom.microvm.sandbox;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ateom.fixtures.wait.Eventually;
+import dev.ateom.microvm.config.ConfigOption;
+import dev.ateom.microvm.json.ApiJson;
+import dev.ateom.microvm.timing.FailPoints;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.HashSet;
+import java.util.Map;
+import java.util.Set;
+import java.util.stream.Collectors;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * {@code --clone-ahead}: after a clone of a snapshot, the next one's durable dir and three virtiofsd are made ahead, and
+ * the next clone of that snapshot takes them (moved into its own dirs, serving on through the renamed sockets: the
+ * stand-in's restore connects to them over vhost-user) instead of making its own; a clone that fails after taking them
+ * leaves nothing, a share that died meanwhile is not taken, and deleting the snapshot removes what was made for it.
+ * Against an in-process daemon with the stand-in's {@code none} backend and real virtiofsd.
+ */
+class ClonesAheadTest {
+    @RegisterExtension
+    static final DaemonExtension daemon = DaemonExtension.withFlags(Map.of(ConfigOption.CLONE_AHEAD, "2"));
+
+    /** Each test starts with no sandbox and nothing made ahead, whatever the one before left when it failed. */
+    @AfterEach
+    void cleanUp() throws Exception {
+        FailPoints.disarmAll();
+        for (JsonNode sandbox : daemon.get("/v1/sandboxes").body().path("items")) {
+            daemon.delete("/v1/sandboxes/" + sandbox.path("id").asText() + "?deleteSnapshots=true");
+        }
+    }
+
+    @Test
+    void theNextCloneTakesWhatWasMadeAheadAndHasItsOwnIdentity() throws Exception {
+        String snapshot = snapshotOf("ca-src", "from the snapshot");
+        JsonNode first = cloneOk(snapshot, "ca-k1");
+        assertThat(first.path("timingsMs").has("durable")).as("nothing was made ahead for the first clone").isTrue();
+        Set<Long> made = awaitMadeAhead();
+
+        JsonNode second = cloneOk(snapshot, "ca-k2");
+
+        assertThat(second.path("timingsMs").has("durable")).as("%s", second.path("timingsMs")).isFalse();
+        JsonNode runtime = second.path("sandbox").path("runtime");
+        assertThat(sharePids(runtime)).as("the clone's shares are those made ahead").hasSize(3).isSubsetOf(made);
+        runtime.path("shares").forEach(share -> assertThat(Path.of(share.path("socket").asText()))
+                .as("a socket in the clone's own run dir").startsWith(daemon.runDir().resolve("ca-k2")).exists());
+        Path sandboxDir = daemon.stateDir().resolve("sandboxes/ca-k2");
+        assertThat(sandboxDir.resolve("durable/data/notes.txt")).hasContent("from the snapshot");
+        assertThat(sandboxDir.resolve("system-info/identity/name")).as("regenerated for the clone").hasContent("ca-k2");
+        // the clone after that one is made again, from the snapshot: nothing of the clone that took the last one
+        Files.writeString(sandboxDir.resolve("durable/data/mine.txt"), "k2");
+        awaitMadeAhead();
+        Path next = entries(daemon.stateDir().resolve("clones-ahead")).iterator().next();
+        assertThat(next.resolve("durable/data/notes.txt")).hasContent("from the snapshot");
+        assertThat(next.resolve("durable/data/mine.txt")).doesNotExist();
+        assertThat(next.resolve("system-info")).isEmptyDirectory();
+
+        for (String id : new String[] {"ca-k1", "ca-k2"}) assertThat(daemon.delete("/v1/sandboxes/" + id).status()).isEqualTo(204);
+        assertThat(daemon.delete("/v1/sandboxes/ca-src?deleteSnapshots=true").status()).isEqualTo(204);
+        assertNothingMadeAhead("after the snapshot was deleted");
+    }
+
+    @Test
+    void aCloneThatFailsAfterTakingWhatWasMadeAheadLeavesNothing() throws Exception {
+        String snapshot = snapshotOf("cf-src", "x");
+        cloneOk(snapshot, "cf-k1");
+        awaitMadeAhead();
+        FailPoints.failOnce("clone.vmRestore");
+
+        var failed = daemon.post("/v1/sandboxes", cloneRequest(snapshot, "cf-k2"));
+
+        assertThat(failed.status()).as(failed.body().toString()).isEqualTo(500);
+        assertThat(daemon.get("/v1/sandboxes/cf-k2").body().path("state").asText()).isEqualTo("FAILED");
+        assertThat(daemon.delete("/v1/sandboxes/cf-k2").status()).isEqualTo(204);
+        assertThat(daemon.runDir().resolve("cf-k2")).doesNotExist();
+        assertNothingMadeAhead("after the failed clone that took it");
+        JsonNode k1 = daemon.get("/v1/sandboxes/cf-k1").body().path("runtime");
+        assertOnlyProcessesOf(k1);
+        assertThat(daemon.post("/v1/sandboxes", cloneRequest(snapshot, "cf-k3")).status()).as("a retry").isEqualTo(201);
+
+        for (String id : new String[] {"cf-k1", "cf-k3"}) assertThat(daemon.delete("/v1/sandboxes/" + id).status()).isEqualTo(204);
+        assertThat(daemon.delete("/v1/sandboxes/cf-src?deleteSnapshots=true").status()).isEqualTo(204);
+        assertNothingMadeAhead("at the end");
+    }
+
+    /** Failed where it begins, the step that takes what was made ahead leaves it for the next clone. */
+    @Test
+    void aCloneFailingBeforeItTakesWhatWasMadeAheadLeavesItForTheNext() throws Exception {
+        String snapshot = snapshotOf("ct-src", "x");
+        cloneOk(snapshot, "ct-k1");
+        Set<Long> made = awaitMadeAhead();
+        FailPoints.failOnce("clone.takeAhead");
+
+        var failed = daemon.post("/v1/sandboxes", cloneRequest(snapshot, "ct-k2"));
+
+        assertThat(failed.status()).as(failed.body().toString()).isEqualTo(500);
+        assertThat(daemon.delete("/v1/sandboxes/ct-k2").status()).isEqualTo(204);
+        assertThat(daemon.runDir().resolve("ct-k2")).doesNotExist();
+        JsonNode next = cloneOk(snapshot, "ct-k3");
+        assertThat(sharePids(next.path("sandbox").path("runtime"))).as("the next clone takes it").hasSize(3).isSubsetOf(made);
+
+        for (String id : new String[] {"ct-k1", "ct-k3"}) assertThat(daemon.delete("/v1/sandboxes/" + id).status()).isEqualTo(204);
+        assertThat(daemon.delete("/v1/sandboxes/ct-src?deleteSnapshots=true").status()).isEqualTo(204);
+        assertNothingMadeAhead("at the end");
+    }
+
+    @Test
+    void aShareMadeAheadThatDiedIsNotTaken() throws Exception {
+        String snapshot = snapshotOf("cd-src", "x");
+        cloneOk(snapshot, "cd-k1");
+        Set<Long> made = awaitMadeAhead();
+        ProcessHandle.of(made.iterator().next()).ifPresent(ProcessHandle::destroyForcibly);
+
+        JsonNode second = cloneOk(snapshot, "cd-k2");
+
+        JsonNode runtime = second.path("sandbox").path("runtime");
+        assertThat(sharePids(runtime)).hasSize(3).doesNotContainAnyElementsOf(made);
+        assertThat(daemon.stateDir().resolve("sandboxes/cd-k2/durable/data/notes.txt")).hasContent("x");
+        for (String id : new String[] {"cd-k1", "cd-k2"}) assertThat(daemon.delete("/v1/sandboxes/" + id).status()).isEqualTo(204);
+        assertThat(daemon.delete("/v1/sandboxes/cd-src?deleteSnapshots=true").status()).isEqualTo(204);
+        assertNothingMadeAhead("at the end");
+    }
+
+    /** A sandbox with a durable file, suspended: its snapshot's id. */
+    private static String snapshotOf(String id, String notes) throws Exception {
+        daemon.createOk(daemon.spec(id, id));
+        Files.writeString(daemon.stateDir().resolve("sandboxes/" + id + "/durable/data/notes.txt"), notes);
+        var suspended = daemon.post("/v1/sandboxes/" + id + "/suspend", "{}");
+        assertThat(suspended.status()).as(suspended.body().toString()).isEqualTo(200);
+        return suspended.body().path("snapshotId").asText();
+    }
+
+    private static ObjectNode cloneRequest(String snapshot, String id) {
+        ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshot).put("id", id);
+        clone.putObject("identity").put("name", id).put("namespace", "tests");
+        return clone;
+    }
+
+    private static JsonNode cloneOk(String snapshot, String id) throws Exception {
+        return daemon.createOk(cloneRequest(snapshot, id)).body();
+    }
+
+    /**
+     * The virtiofsd serving what is made ahead (not yet taken: its dirs still under {@code <state>/clones-ahead}), once
+     * three sockets listen in its run dir; bounded. A clone that took one keeps its first socket names until its
+     * processes are gone, so the run dirs alone do not tell.
+     */
+    private static Set<Long> awaitMadeAhead() throws Exception {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (true) {
+            for (Path made : entries(daemon.stateDir().resolve("clones-ahead"))) {
+                Path run = daemon.runDir().resolve(".clones-ahead").resolve(made.getFileName());
+                if (sockets(run).size() == 3) return processesMentioning(run);
+            }
+            assertThat(System.nanoTime()).as("a clone made ahead, its three virtiofsd listening, within 60 s").isLessThan(deadline);
+            Thread.sleep(5);
+        }
+    }
+
+    private static Set<Long> processesMentioning(Path dir) {
+        return ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)
+                .filter(p -> p.info().commandLine().orElse("").contains(dir + "/"))
+                .map(ProcessHandle::pid).collect(Collectors.toSet());
+    }
+
+    /** Once no sandbox runs on shares that were made ahead: no dir, socket or process of any is left. */
+    private static void assertNothingMadeAhead(String when) throws Exception {
+        Path runs = daemon.runDir().resolve(".clones-ahead");
+        assertThat(entries(daemon.stateDir().resolve("clones-ahead"))).as("dirs made ahead %s", when).isEmpty();
+        assertThat(processesMentioning(runs)).as("virtiofsd made ahead %s", when).isEmpty();
+        Eventually.until(Duration.ofSeconds(10), () -> entries(runs).isEmpty(), "the run dirs made ahead to go " + when,
+                () -> "left: " + entries(runs));
+    }
+
+    private static Set<Path> entries(Path dir) throws Exception {
+        if (!Files.isDirectory(dir)) return Set.of();
+        try (var files = Files.list(dir)) {
+            return files.collect(Collectors.toSet());
+        }
+    }
+
+    private static Set<Path> sockets(Path dir) throws Exception {
+        if (!Files.isDirectory(dir)) return Set.of();
+        try (var files = Files.walk(dir)) {
+            return files.filter(p -> p.getFileName().toString().endsWith(".sock")).collect(Collectors.toSet());
+        }
+    }
+
+    private static Set<Long> sharePids(JsonNode runtime) {
+        Set<Long> pids = new HashSet<>();
+        runtime.path("shares").forEach(share -> pids.add(share.path("pid").asLong()));
+        return pids;
+    }
+
+    /** Nothing runs but the sandbox's own CHV and virtiofsd (and the pool's idle members). */
+    private static void assertOnlyProcessesOf(JsonNode runtime) throws Exception {
+        Set<Long> owned = sharePids(runtime);
+        owned.add(runtime.path("chvPid").asLong());
+        daemon.awaitPoolFull();
+        assertThat(TestTools.leakedChildrenBesides(owned)).isEmpty();
+    }
+}
