@@ -2,6 +2,7 @@ package dev.ateom.microvm.sandbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ateom.fixtures.wait.Eventually;
 import dev.ateom.jail.UidRange;
 import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.json.ApiJson;
@@ -13,6 +14,7 @@ import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.LinkOption;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -198,6 +200,48 @@ class JailedSandboxTest {
             assertThat(running(vmm)).isFalse();
         }
         assertNoFileOfJailUids(restartRoot);
+    }
+
+    /**
+     * A clone that takes what was made ahead for it ({@code --clone-ahead}) is jailed like any: the jailed VMM reaches the
+     * shares through the links in its own run dir (the stand-in connects to each over vhost-user at the restore), and
+     * the virtiofsd join the clone's cgroup; the set made next for the snapshot is in no sandbox's cgroup.
+     */
+    @Test
+    void aCloneOnSharesMadeAheadIsJailedLikeAny() throws Exception {
+        try (DaemonHarness harness = new DaemonHarness(restartRoot, Map.of(ConfigOption.CLONE_AHEAD, "1"))) {
+            harness.createOk(harness.spec("ahead-src", "ahead-src"));
+            String snapshot = harness.post("/v1/sandboxes/ahead-src/suspend", "{}").body().path("snapshotId").asText();
+            harness.createOk(cloneOf(snapshot, "ahead-k1"));
+            Path made = harness.runDir().resolve(".clones-ahead");
+            Eventually.until(Duration.ofSeconds(60), () -> Files.isDirectory(harness.stateDir().resolve("clones-ahead"))
+                    && socketsUnder(made) == 3, "a clone made ahead, its three virtiofsd listening");
+
+            JsonNode second = harness.createOk(cloneOf(snapshot, "ahead-k2")).body();
+
+            assertThat(second.path("timingsMs").has("durable")).as("it took what was made ahead: %s", second.path("timingsMs")).isFalse();
+            JsonNode runtime = second.path("sandbox").path("runtime");
+            assertJailed(runtime);
+            List<Long> members = cgroupMembers(runtime.path("jail"));
+            for (JsonNode share : runtime.path("shares")) assertThat(members).contains(share.path("pid").asLong());
+            for (String id : List.of("ahead-k1", "ahead-k2")) assertThat(harness.delete("/v1/sandboxes/" + id).status()).isEqualTo(204);
+            assertThat(harness.delete("/v1/sandboxes/ahead-src?deleteSnapshots=true").status()).isEqualTo(204);
+            for (JsonNode path : runtime.path("jail").path("cgroupPaths")) assertThat(Path.of(path.asText())).doesNotExist();
+        }
+        assertNoFileOfJailUids(restartRoot);
+    }
+
+    private static ObjectNode cloneOf(String snapshot, String id) {
+        ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshot).put("id", id);
+        clone.putObject("identity").put("name", id).put("namespace", "tests");
+        return clone;
+    }
+
+    private static long socketsUnder(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) return 0;
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(p -> p.toString().endsWith(".sock")).count();
+        }
     }
 
     /** The idle members' VMMs: processes whose API socket is under the pool dir, below their jail launcher. */
