@@ -56,7 +56,7 @@ public final class SandboxManager implements AutoCloseable {
         OperationMetrics metrics = new OperationMetrics(registry, sandboxes::countByState, () -> orphanDirs().size());
         // the pool fills only when every tool is there (startVmmPool), which the background probe of virtiofsd tells later
         this.context = new OperationContext(config, store, VmStarter.start(config, snapshots, tools, registry), tools, snapshots,
-                snapshotWriter, systemInfo, probe, metrics, new Transitions(store, metrics, events), networks);
+                snapshotWriter, systemInfo, probe, metrics, new Transitions(store, metrics, events, config.childrenDieWithDaemon()), networks);
         this.tools = tools;
         this.admission = new NewSandboxAdmission(HostPathPolicy.of(config), snapshots, networks, config.idleMinimum());
         this.restoreSlots = new Semaphore(config.maxParallelRestores(), true);
@@ -239,5 +239,6 @@ public final class SandboxManager implements AutoCloseable {
         DaemonStop.run(sandboxes.entries(), context.config().childrenDieWithDaemon(), this::suspend);
         leases.close(); // the suspends' give-backs, before the store closes
         context.vms().close(); // after the suspends: what their teardowns started ahead goes too
+        context.store().awaitBesideSaves(); // a record saved beside an answer is on disk when the daemon has stopped
     }
 }

@@ -101,6 +101,9 @@ public final class SandboxStore {
         write(record, durability == Durability.SYNCED);
     }
 
+    /** Until every {@link Durability#BESIDE} save begun so far is done: at a clean stop, the records as last saved. */
+    public void awaitBesideSaves() { List.copyOf(beside.values()).forEach(CompletableFuture::join); }
+
     /** Until the sandbox's {@link Durability#BESIDE} save, if one is being written, is done. */
     private void awaitBeside(String id) {
         CompletableFuture<Void> written = beside.get(id);

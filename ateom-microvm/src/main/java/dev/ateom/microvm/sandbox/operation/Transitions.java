@@ -36,8 +36,14 @@ public final class Transitions {
     private final SandboxStore store;
     private final OperationMetrics metrics;
     private final EventLog events;
+    private final Durability running;
 
-    public Transitions(SandboxStore store, OperationMetrics metrics, EventLog events) {
+    /**
+     * @param childrenDieWithDaemon whether a daemon crash kills the VMs too: then a bring-up's RUNNING is saved beside
+     *                              its answer ({@link #running})
+     */
+    public Transitions(SandboxStore store, OperationMetrics metrics, EventLog events, boolean childrenDieWithDaemon) {
+        this.running = childrenDieWithDaemon && !SpeedBaseline.active() ? Durability.BESIDE : Durability.SYNCED_AFTER;
         this.store = store;
         this.metrics = metrics;
         this.events = events;
@@ -114,11 +120,16 @@ public final class Transitions {
     }
 
     /**
-     * A bring-up (create, clone, resume) succeeded: RUNNING, fsynced right after the answer. A restarted daemon reads it
-     * either way; only a host crash can lose it, and that kills the VM, which then has nothing to adopt.
+     * A bring-up (create, clone, resume) succeeded: RUNNING. When children die with the daemon, saved beside the answer
+     * ({@link Durability#BESIDE}: the sandbox's next save waits for it): a daemon crash before it lands kills the VM
+     * too, and the record on disk (CREATING, or RESUMING with the runtime, fsynced before the guest ran) recovers as
+     * the VM being gone does: a create or clone FAILED, a resume SUSPENDED on its snapshot (the durable dir laid again
+     * from it, as its marker is gone), where RUNNING would have been FAILED. Otherwise renamed into place before the
+     * answer and fsynced right after (a restarted daemon must find RUNNING to adopt the VM that outlived it; only a host
+     * crash, which kills the VM, can lose it).
      */
     OperationResult running(SandboxEntry entry, Operation operation, StepTimer timer) {
-        return finish(entry, SandboxState.RUNNING, operation, timer, null, true, Durability.SYNCED_AFTER);
+        return finish(entry, SandboxState.RUNNING, operation, timer, null, true, running);
     }
 
     /**
