@@ -93,6 +93,25 @@ class ClonesAheadTest {
         assertNothingMadeAhead("at the end");
     }
 
+    /** With a budget of two, a third snapshot's clone makes room: the least recently cloned snapshot's is removed. */
+    @Test
+    void theLeastRecentlyClonedSnapshotMakesRoom() throws Exception {
+        String[] snapshots = {snapshotOf("cr-a", "a"), snapshotOf("cr-b", "b"), snapshotOf("cr-c", "c")};
+        for (int i = 0; i < snapshots.length; i++) {
+            cloneOk(snapshots[i], "cr-k" + i);
+            awaitMadeAheadCount(i + 1 > 2 ? 2 : i + 1);
+        }
+
+        assertThat(daemon.metric("ateom_clones_made_ahead")).isEqualTo(2.0);
+        Set<String> contents = new HashSet<>();
+        for (Path made : entries(daemon.stateDir().resolve("clones-ahead"))) {
+            contents.add(Files.readString(made.resolve("durable/data/notes.txt")));
+        }
+        assertThat(contents).as("what is made ahead: for the two snapshots cloned last").containsExactlyInAnyOrder("b", "c");
+        Eventually.until(Duration.ofSeconds(10), () -> entries(daemon.runDir().resolve(".clones-ahead")).size() == 2,
+                "the run dir made for the first snapshot to go", () -> "left: " + entries(daemon.runDir().resolve(".clones-ahead")));
+    }
+
     /** Failed where it begins, the step that takes what was made ahead leaves it for the next clone. */
     @Test
     void aCloneFailingBeforeItTakesWhatWasMadeAheadLeavesItForTheNext() throws Exception {
@@ -165,6 +184,17 @@ class ClonesAheadTest {
             assertThat(System.nanoTime()).as("a clone made ahead, its three virtiofsd listening, within 60 s").isLessThan(deadline);
             Thread.sleep(5);
         }
+    }
+
+    /** Until {@code count} clones are made ahead, each with its three virtiofsd listening; bounded. */
+    private static void awaitMadeAheadCount(int count) {
+        Eventually.until(Duration.ofSeconds(60), () -> {
+            int ready = 0;
+            for (Path made : entries(daemon.stateDir().resolve("clones-ahead"))) {
+                if (sockets(daemon.runDir().resolve(".clones-ahead").resolve(made.getFileName())).size() == 3) ready++;
+            }
+            return ready == count;
+        }, count + " clones made ahead");
     }
 
     private static Set<Long> processesMentioning(Path dir) {

@@ -25,6 +25,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.function.Function;
 import java.util.stream.Stream;
@@ -61,6 +62,8 @@ public final class ClonesAhead implements AutoCloseable {
     private final Path runRoot;
     /** By snapshot, the least recently cloned first. */
     private final Map<String, Made> made = new LinkedHashMap<>();
+    /** The threads making (and first dropping what made room): a close waits for them. */
+    private final Set<Thread> workers = ConcurrentHashMap.newKeySet();
     private boolean closed;
 
     /**
@@ -81,19 +84,17 @@ public final class ClonesAhead implements AutoCloseable {
     /** How many snapshots have a clone made or being made. */
     synchronized int size() { return made.size(); }
 
-    /** Whether a clone of {@code snapshotId} is made or being made ahead. */
-    synchronized boolean holds(String snapshotId) { return made.containsKey(snapshotId); }
-
     /**
      * After a clone of {@code source}: its next clone is made on a virtual thread (this returns at once), unless one is
-     * made already. The least recently cloned snapshot's makes room when the budget is full (killed before this returns).
+     * made already. The least recently cloned snapshot's makes room when the budget is full (killed on that thread first,
+     * so the clone's answer does not wait for it).
      *
      * @param specs the shares the next clone will need, given the layout of what is made ahead
      */
     void makeNext(SnapshotCatalog.SnapshotHandle source, VirtiofsdLauncher launcher,
                   Function<SandboxLayout, List<ShareSpec>> specs) {
         List<Made> dropped = new ArrayList<>();
-        Made next;
+        Thread worker;
         synchronized (this) {
             if (closed || budget == 0) return;
             Made existing = made.remove(source.id());
@@ -106,11 +107,19 @@ public final class ClonesAhead implements AutoCloseable {
                 made.remove(oldest.snapshotId());
                 dropped.add(oldest);
             }
-            next = new Made(source.id(), layoutFor(newToken()), new CompletableFuture<>());
+            Made next = new Made(source.id(), layoutFor(newToken()), new CompletableFuture<>());
             made.put(source.id(), next);
+            worker = Thread.ofVirtual().name("clone-ahead-" + next.layout().sandboxId()).unstarted(() -> {
+                try {
+                    dropped.forEach(ClonesAhead::discard);
+                    make(next, source, launcher, specs);
+                } finally {
+                    workers.remove(Thread.currentThread());
+                }
+            });
+            workers.add(worker);
         }
-        dropped.forEach(ClonesAhead::discard);
-        Thread.ofVirtual().name("clone-ahead-" + next.layout().sandboxId()).start(() -> make(next, source, launcher, specs));
+        worker.start();
     }
 
     private static void make(Made next, SnapshotCatalog.SnapshotHandle source, VirtiofsdLauncher launcher,
@@ -126,7 +135,7 @@ public final class ClonesAhead implements AutoCloseable {
             Files.createDirectories(layout.epoch(1).dir());
             next.ready().complete(ShareSet.start(launcher, specs.apply(layout)));
             LOG.log(INFO, "the next clone of snapshot " + source.id() + " is made ahead (" + layout.sandboxId() + ")");
-        } catch (IOException | RuntimeException e) {
+        } catch (Throwable e) {
             LOG.log(WARNING, "making the next clone of snapshot " + source.id() + " ahead failed (its clone makes its own): "
                     + e.getMessage());
             removeDirs(layout);
@@ -210,6 +219,15 @@ public final class ClonesAhead implements AutoCloseable {
             made.clear();
         }
         dropped.forEach(ClonesAhead::discard);
+        // what made room is killed by its maker's thread
+        for (Thread worker : List.copyOf(workers)) {
+            try {
+                worker.join();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+        }
     }
 
     /**

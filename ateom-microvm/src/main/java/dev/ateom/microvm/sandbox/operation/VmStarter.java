@@ -97,6 +97,9 @@ public final class VmStarter {
                 config.childrenDieWithDaemon() && !SpeedBaseline.active() ? config.cloneAhead() : 0);
         // what is made for a snapshot's next clone goes with the snapshot
         snapshots.onDelete(clonesAhead::discard);
+        GaugeWithCallback.builder().name("ateom_clones_made_ahead")
+                .help("Snapshots whose next clone is made ahead or being made (--clone-ahead)")
+                .callback(cb -> cb.call(clonesAhead.size())).register(registry);
         return new VmStarter(config, snapshots, tools, pool, jailer, memberJails, sharesAhead, clonesAhead);
     }
 
