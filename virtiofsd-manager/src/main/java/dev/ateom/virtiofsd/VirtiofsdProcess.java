@@ -143,10 +143,11 @@ public final class VirtiofsdProcess {
     }
 
     /**
-     * Takes the paths of {@code to} once the caller has renamed this process's files there (its socket and pid file,
-     * its log, its shared dir): the shares made ahead for a clone become the clone's. virtiofsd holds each of them by
-     * descriptor or inode, so it serves on: a listening Unix socket is reached through whatever name its inode has, the
-     * log is appended through the file it opened, its namespace sandbox's root is the dir it bound when it started.
+     * Takes the paths of {@code to} once the caller has moved this process's files there (its pid file, its log, its
+     * shared dir renamed; its socket given a second name): the shares made ahead for a clone become the clone's.
+     * virtiofsd holds each of them by descriptor or inode, so it serves on: a listening Unix socket is reached through
+     * any name of its file, the log is appended through the file it opened, its namespace sandbox's root is the dir it
+     * bound when it started.
      * Two things keep the old names: its command line and the kernel's socket table ({@code /proc/net/unix}), so a scan
      * for leftovers by the new socket path does not find it. Hence only a process that dies with the daemon may be
      * relocated: after a crash nothing of it is left to scan for.

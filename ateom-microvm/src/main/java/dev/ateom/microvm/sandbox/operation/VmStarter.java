@@ -114,9 +114,8 @@ public final class VmStarter {
 
     /**
      * At the daemon's stop, after the suspends: the pool, what their teardowns started ahead, the clones made ahead, the
-     * jails. Each goes even
-     * when one before it failed (the first failure is thrown after): the jails' cgroups must not outlive a pool that
-     * could not stop.
+     * jails. Each goes even when one before it failed (the first failure is thrown after): the jails' cgroups must not
+     * outlive a pool that could not stop.
      */
     public void close() {
         RuntimeException failure = null;

@@ -1,0 +1,75 @@
+package dev.ateom.virtiofsd;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+import java.io.IOException;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.util.concurrent.TimeUnit;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+/**
+ * {@link VirtiofsdProcess#relocate}, with the real virtiofsd: a share whose shared dir, log and pid file were renamed and
+ * whose socket got a second name serves on through that name, and its exit cleans the new paths.
+ */
+class RelocationTest {
+
+    private static LauncherUnderTest fixture;
+
+    @BeforeAll
+    static void createLauncher() throws IOException {
+        fixture = LauncherUnderTest.open("vfsd-move");
+    }
+
+    @AfterAll
+    static void nothingLeaked() throws IOException {
+        fixture.closeAndCheckNothingLeaked();
+    }
+
+    @Test
+    void aRelocatedShareServesThroughItsNewSocketNameAndItsExitCleansTheNewPaths() throws Exception {
+        Path first = Files.createTempDirectory(fixture.base(), "first");
+        Path second = Files.createTempDirectory(fixture.base(), "second");
+        ShareSpec from = ShareSpec.inRunDir("made-ahead", ShareKind.DURABLE, Files.createDirectories(first.resolve("durable")),
+                first, ShareOptions.DEFAULT);
+        ShareSpec to = ShareSpec.inRunDir("clone-1", ShareKind.DURABLE, second.resolve("durable"), second, ShareOptions.DEFAULT);
+        VirtiofsdProcess process = fixture.launcher().start(from);
+
+        Files.move(from.sharedDir(), to.sharedDir(), StandardCopyOption.ATOMIC_MOVE);
+        Files.move(from.logFile(), to.logFile(), StandardCopyOption.ATOMIC_MOVE);
+        Files.move(from.pidFile(), to.pidFile(), StandardCopyOption.ATOMIC_MOVE);
+        Files.createLink(to.socketPath(), from.socketPath());
+        process.relocate(to);
+
+        assertThat(process.socketPath()).isEqualTo(to.socketPath());
+        assertThat(process.record().spec()).as("what a record of it names").isEqualTo(to);
+        assertThat(process.logTail()).as("its log, read at the new path").isNotEmpty();
+        try (VhostUserFrontend frontend = VhostUserFrontend.connect(to.socketPath())) {
+            assertThat(frontend.getFeatures() & VhostUserFrontend.PROTOCOL_FEATURES_BIT).isNotZero();
+        }
+        // the frontend's disconnect ends it, as a VMM's would
+        VirtiofsdExit exit = process.onExit().get(30, TimeUnit.SECONDS);
+        assertThat(exit.reason()).isEqualTo(VirtiofsdExit.Reason.FRONTEND_DISCONNECTED);
+        assertThat(to.socketPath()).as("the new socket name, removed at its exit").doesNotExist();
+        assertThat(to.pidFile()).doesNotExist();
+    }
+
+    @Test
+    void aShareThatOutlivesTheDaemonIsNotRelocated() throws Exception {
+        Path dir = Files.createTempDirectory(fixture.base(), "outliving");
+        ShareSpec spec = ShareSpec.inRunDir("kept", ShareKind.DURABLE, Files.createDirectories(dir.resolve("durable")), dir,
+                ShareOptions.DEFAULT.withDieWithDaemon(false));
+        VirtiofsdProcess process = fixture.launcher().start(spec);
+        try {
+            assertThatThrownBy(() -> process.relocate(spec.withSocketPath(dir.resolve("other.sock"))))
+                    .isInstanceOf(IllegalStateException.class).hasMessageContaining("dies with the daemon");
+            assertThat(process.socketPath()).isEqualTo(spec.socketPath());
+        } finally {
+            process.kill();
+        }
+    }
+}
