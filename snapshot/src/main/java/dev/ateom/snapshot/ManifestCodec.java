@@ -34,11 +34,21 @@ public final class ManifestCodec {
     }
 
     public static Manifest read(Path file) throws IOException {
+        return parse(file, bytesOf(file));
+    }
+
+    /** The manifest file's bytes, read as {@link #read} reads them (a regular file, no symlink followed). */
+    static byte[] bytesOf(Path file) throws IOException {
+        try (InputStream in = Channels.newInputStream(SafeOpen.regularFile(file))) {
+            return in.readAllBytes();
+        }
+    }
+
+    /** The manifest in {@code bytes}, read from {@code file} (named in the errors). */
+    static Manifest parse(Path file, byte[] bytes) throws IOException {
         JsonNode tree;
         try {
-            try (InputStream in = Channels.newInputStream(SafeOpen.regularFile(file))) {
-                tree = JSON.readTree(in);
-            }
+            tree = JSON.readTree(bytes);
         } catch (JsonProcessingException e) {
             throw new SnapshotFormatException(file + " is not valid JSON: " + e.getOriginalMessage(), e);
         }

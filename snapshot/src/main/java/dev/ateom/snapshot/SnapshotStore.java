@@ -10,8 +10,11 @@ import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.regex.Pattern;
 
@@ -31,6 +34,15 @@ public final class SnapshotStore {
     private final Path stateDir;
     private final Path snapshotsDir;
     private final CommitStep.Observer observer;
+    /**
+     * Each snapshot's manifest as last parsed, with the bytes it was parsed from: a clone or resume reads its snapshot's
+     * manifest at least once, and parsing it again is most of what that costs. The file is read on every {@link #get}
+     * (one small read) and parsed only when its bytes differ; everything else {@code get} checks (the dir, the files
+     * and their sizes) is checked every time.
+     */
+    private final Map<String, ParsedManifest> manifests = new ConcurrentHashMap<>();
+
+    private record ParsedManifest(byte[] bytes, Manifest manifest) {}
 
     private SnapshotStore(Path stateDir, CommitStep.Observer observer) {
         this.stateDir = stateDir;
@@ -104,7 +116,7 @@ public final class SnapshotStore {
         if (!Files.isDirectory(layout.directory(), LinkOption.NOFOLLOW_LINKS)) {
             return Optional.empty();
         }
-        Manifest manifest = ManifestCodec.read(layout.manifest());
+        Manifest manifest = manifestOf(snapshotId, layout.manifest());
         if (!manifest.snapshotId().equals(snapshotId)) {
             throw new SnapshotFormatException("snapshot dir " + layout.directory() + " holds the manifest of " + manifest.snapshotId());
         }
@@ -123,6 +135,21 @@ public final class SnapshotStore {
             }
         }
         return Optional.of(new Snapshot(snapshotId, layout, manifest));
+    }
+
+    /** Whether a committed snapshot dir of this id exists, usable or not (what {@link #read} answers), without reading it. */
+    public boolean exists(String snapshotId) {
+        requireValidId(snapshotId);
+        return Files.isDirectory(snapshotsDir.resolve(snapshotId), LinkOption.NOFOLLOW_LINKS);
+    }
+
+    private Manifest manifestOf(String snapshotId, Path file) throws IOException {
+        byte[] bytes = ManifestCodec.bytesOf(file);
+        ParsedManifest parsed = manifests.get(snapshotId);
+        if (parsed != null && Arrays.equals(parsed.bytes(), bytes)) return parsed.manifest();
+        Manifest manifest = ManifestCodec.parse(file, bytes);
+        manifests.put(snapshotId, new ParsedManifest(bytes, manifest));
+        return manifest;
     }
 
     /**
@@ -169,6 +196,7 @@ public final class SnapshotStore {
         }
         Path doomed = snapshotsDir.resolve(DELETING_PREFIX + snapshotId + "-" + Long.toHexString(ThreadLocalRandom.current().nextLong()));
         Files.move(dir, doomed, StandardCopyOption.ATOMIC_MOVE);
+        manifests.remove(snapshotId);
         Fsync.directory(snapshotsDir);
         TreeDeleter.delete(doomed);
         return true;

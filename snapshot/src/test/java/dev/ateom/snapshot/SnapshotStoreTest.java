@@ -92,6 +92,19 @@ class SnapshotStoreTest {
     }
 
     @Test
+    void anUnchangedManifestIsParsedOnceAndAChangedOneAgain() throws IOException {
+        SnapshotStore store = SnapshotStore.open(state);
+        Snapshot snapshot = SnapshotFixture.commit(store, state, "snap-p");
+        Manifest first = store.get("snap-p").orElseThrow().manifest();
+        assertThat(store.get("snap-p").orElseThrow().manifest()).as("the same bytes: not parsed again").isSameAs(first);
+        // rewritten in place, same size, within the same clock tick: the bytes differ, so it is read anew
+        Path manifest = snapshot.layout().manifest();
+        Files.writeString(manifest, Files.readString(manifest).replace("\"formatVersion\" : 1", "\"formatVersion\" : 2"));
+        assertThatThrownBy(() -> store.get("snap-p")).isInstanceOf(SnapshotFormatException.class)
+                .hasMessageContaining("formatVersion 2");
+    }
+
+    @Test
     void getChecksThatTheFilesAreThere() throws IOException {
         SnapshotStore store = SnapshotStore.open(state);
         Snapshot snapshot = SnapshotFixture.commit(store, state, "snap-m");

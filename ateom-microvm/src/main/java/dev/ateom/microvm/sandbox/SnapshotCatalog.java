@@ -75,7 +75,7 @@ public final class SnapshotCatalog {
 
     /** Whether the snapshot is on this host (usable or not: an unusable one is reported by {@link #open}, never pulled over). */
     public boolean isLocal(String id) {
-        return SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches() && store.read(id).isPresent();
+        return SandboxSpecValidator.SNAPSHOT_ID.matcher(id).matches() && store.exists(id);
     }
 
     /** Whether {@link #ensureLocal} would pull the snapshot from the store (it is not here and a store is configured). */
