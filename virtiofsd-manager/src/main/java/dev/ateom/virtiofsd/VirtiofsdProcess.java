@@ -162,7 +162,7 @@ public final class VirtiofsdProcess {
         }
         spec = to;
         log = new ShareLog(to.logFile(), log.maxBytes(), log.keep());
-        LOG.log(Level.INFO, "{0}: virtiofsd pid {1} on {2} is now {3} on {4}", from.describe(), Long.toString(pid()),
+        LOG.log(Level.DEBUG, "{0}: virtiofsd pid {1} on {2} is now {3} on {4}", from.describe(), Long.toString(pid()),
                 from.socketPath(), to.describe(), to.socketPath());
     }
 

@@ -193,6 +193,8 @@ public final class ClonesAhead implements AutoCloseable {
         }
         moves.forEach(VirtiofsdProcess::relocate);
         rollback.add("stop the virtiofsd made ahead", set::kill);
+        LOG.log(INFO, layout.sandboxId() + " takes the clone of snapshot " + snapshotId + " made ahead (" + from.sandboxId()
+                + ", virtiofsd " + set.processes().values().stream().map(VirtiofsdProcess::pid).toList() + ")");
         TreeRemoval.removeRecursively(from.sandboxDir());
         // the sockets' first names stay until their processes are gone (see moveFiles)
         CompletableFuture.allOf(set.processes().values().stream().map(VirtiofsdProcess::onExit).toArray(CompletableFuture[]::new))
