@@ -9,14 +9,21 @@ import dev.ateom.microvm.timing.FailPoints;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.MethodSource;
 
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.List;
+import java.util.Locale;
 import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -93,23 +100,90 @@ class ClonesAheadTest {
         assertNothingMadeAhead("at the end");
     }
 
+    /** Every step of a clone on shares made ahead, as a successful one times them: each is a fail point below. */
+    static final List<String> STEPS = List.of("dirs", "takeAhead", "virtiofsd", "systemInfo", "rewrite", "chvStart", "runtimeSave",
+            "vmRestore", "vmResume", "sync");
+
+    @Test
+    void theFailPointsCoverEveryTimedStepOfACloneOnSharesMadeAhead() throws Exception {
+        String snapshot = snapshotOf("cs-src", "x");
+        cloneOk(snapshot, "cs-k1");
+        awaitMadeAhead();
+        JsonNode timings = cloneOk(snapshot, "cs-k2").path("timingsMs");
+        List<String> steps = new ArrayList<>();
+        timings.fieldNames().forEachRemaining(steps::add);
+        steps.removeAll(List.of("records", "total", "handOver", "virtiofsdAhead", "runtimeSaveWait"));
+        assertThat(steps).containsExactlyElementsOf(STEPS);
+    }
+
+    /**
+     * A clone failing at any step leaves nothing of it (no process, no run dir, its sandbox dir only its record), whether
+     * it had taken what was made ahead (then killed with the rest) or not yet (then left for the next clone), and a
+     * retry succeeds.
+     */
+    @ParameterizedTest(name = "clone.{0}")
+    @MethodSource("steps")
+    void aCloneFailingAtAnyStepLeavesNothingOfItAndARetrySucceeds(String step) throws Exception {
+        String id = "cs-" + step.toLowerCase(Locale.ROOT);
+        String snapshot = snapshotOf(id + "-src", "x");
+        JsonNode first = cloneOk(snapshot, id + "-k1").path("sandbox").path("runtime");
+        Set<Long> made = awaitMadeAhead();
+        boolean before = STEPS.indexOf(step) < STEPS.indexOf("takeAhead") + 1; // a fail point fires where its step begins
+        FailPoints.failOnce("clone." + step);
+
+        var failed = daemon.post("/v1/sandboxes", cloneRequest(snapshot, id));
+
+        assertThat(failed.status()).as(failed.body().toString()).isEqualTo(500);
+        JsonNode sandbox = daemon.get("/v1/sandboxes/" + id).body();
+        assertThat(sandbox.path("state").asText()).isEqualTo("FAILED");
+        assertThat(sandbox.has("runtime")).isFalse();
+        assertThat(daemon.runDir().resolve(id)).doesNotExist();
+        try (var files = Files.list(daemon.stateDir().resolve("sandboxes").resolve(id))) {
+            assertThat(files.map(p -> p.getFileName().toString())).containsExactly("sandbox.json");
+        }
+        Set<Long> owned = sharePids(first);
+        owned.add(first.path("chvPid").asLong());
+        if (before) owned.addAll(made);
+        daemon.awaitPoolFull();
+        assertThat(TestTools.leakedChildrenBesides(owned)).as("processes after a clone failed at %s", step).isEmpty();
+        assertThat(daemon.delete("/v1/sandboxes/" + id).status()).isEqualTo(204);
+        JsonNode retry = cloneOk(snapshot, id + "-k2");
+        if (before) assertThat(sharePids(retry.path("sandbox").path("runtime"))).as("what was made ahead, left for it").isSubsetOf(made);
+    }
+
+    static Stream<String> steps() { return STEPS.stream(); }
+
     /** With a budget of two, a third snapshot's clone makes room: the least recently cloned snapshot's is removed. */
     @Test
     void theLeastRecentlyClonedSnapshotMakesRoom() throws Exception {
         String[] snapshots = {snapshotOf("cr-a", "a"), snapshotOf("cr-b", "b"), snapshotOf("cr-c", "c")};
-        for (int i = 0; i < snapshots.length; i++) {
+        for (int i = 0; i < 2; i++) {
             cloneOk(snapshots[i], "cr-k" + i);
-            awaitMadeAheadCount(i + 1 > 2 ? 2 : i + 1);
+            awaitMadeAheadCount(i + 1);
         }
 
+        cloneOk(snapshots[2], "cr-k2");
+
+        // the first snapshot's is killed and removed by the thread that then makes the third's
+        Eventually.until(Duration.ofSeconds(60), () -> madeAheadNotes().equals(Set.of("b", "c")),
+                "what is made ahead: for the two snapshots cloned last", () -> "made for: " + madeAheadNotes());
         assertThat(daemon.metric("ateom_clones_made_ahead")).isEqualTo(2.0);
-        Set<String> contents = new HashSet<>();
-        for (Path made : entries(daemon.stateDir().resolve("clones-ahead"))) {
-            contents.add(Files.readString(made.resolve("durable/data/notes.txt")));
-        }
-        assertThat(contents).as("what is made ahead: for the two snapshots cloned last").containsExactlyInAnyOrder("b", "c");
         Eventually.until(Duration.ofSeconds(10), () -> entries(daemon.runDir().resolve(".clones-ahead")).size() == 2,
                 "the run dir made for the first snapshot to go", () -> "left: " + entries(daemon.runDir().resolve(".clones-ahead")));
+    }
+
+    /** The durable notes of each clone made ahead whose three virtiofsd listen (what its snapshot's sandbox wrote). */
+    private static Set<String> madeAheadNotes() throws Exception {
+        Set<String> notes = new HashSet<>();
+        for (Path made : entries(daemon.stateDir().resolve("clones-ahead"))) {
+            if (sockets(daemon.runDir().resolve(".clones-ahead").resolve(made.getFileName())).size() != 3) continue;
+            try {
+                notes.add(Files.readString(made.resolve("durable/data/notes.txt")));
+            } catch (NoSuchFileException e) {
+                notes.add("(being removed)");
+            }
+        }
+        return notes;
     }
 
     /** Failed where it begins, the step that takes what was made ahead leaves it for the next clone. */
