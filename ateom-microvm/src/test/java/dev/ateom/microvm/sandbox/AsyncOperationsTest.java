@@ -42,9 +42,7 @@ class AsyncOperationsTest {
     @AfterEach
     void disarmAndDeleteAll() throws Exception {
         FailPoints.disarmAll();
-        for (JsonNode sandbox : daemon.get("/v1/sandboxes").body().path("items")) {
-            daemon.delete("/v1/sandboxes/" + sandbox.path("id").asText() + "?deleteSnapshots=true");
-        }
+        daemon.deleteAllSandboxesBut();
     }
 
     @Test

@@ -1,10 +1,8 @@
 package dev.ateom.microvm.sandbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.fixtures.wait.Eventually;
 import dev.ateom.microvm.config.ConfigOption;
-import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.microvm.timing.FailPoints;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -42,9 +40,7 @@ class ClonesAheadTest {
     @AfterEach
     void cleanUp() throws Exception {
         FailPoints.disarmAll();
-        for (JsonNode sandbox : daemon.get("/v1/sandboxes").body().path("items")) {
-            daemon.delete("/v1/sandboxes/" + sandbox.path("id").asText() + "?deleteSnapshots=true");
-        }
+        daemon.deleteAllSandboxesBut();
     }
 
     @Test
@@ -58,7 +54,7 @@ class ClonesAheadTest {
 
         assertThat(second.path("timingsMs").has("durable")).as("%s", second.path("timingsMs")).isFalse();
         JsonNode runtime = second.path("sandbox").path("runtime");
-        assertThat(sharePids(runtime)).as("the clone's shares are those made ahead").hasSize(3).isSubsetOf(made);
+        assertThat(TestTools.sharePids(runtime)).as("the clone's shares are those made ahead").hasSize(3).isSubsetOf(made);
         runtime.path("shares").forEach(share -> assertThat(Path.of(share.path("socket").asText()))
                 .as("a socket in the clone's own run dir").startsWith(daemon.runDir().resolve("ca-k2")).exists());
         Path sandboxDir = daemon.stateDir().resolve("sandboxes/ca-k2");
@@ -72,9 +68,7 @@ class ClonesAheadTest {
         assertThat(next.resolve("durable/data/mine.txt")).doesNotExist();
         assertThat(next.resolve("system-info")).isEmptyDirectory();
 
-        for (String id : new String[] {"ca-k1", "ca-k2"}) assertThat(daemon.delete("/v1/sandboxes/" + id).status()).isEqualTo(204);
-        assertThat(daemon.delete("/v1/sandboxes/ca-src?deleteSnapshots=true").status()).isEqualTo(204);
-        assertNothingMadeAhead("after the snapshot was deleted");
+        deleteAndAssertNothingMadeAhead("after the snapshot was deleted", "ca-src", "ca-k1", "ca-k2");
     }
 
     @Test
@@ -84,7 +78,7 @@ class ClonesAheadTest {
         awaitMadeAhead();
         FailPoints.failOnce("clone.vmRestore");
 
-        var failed = daemon.post("/v1/sandboxes", cloneRequest(snapshot, "cf-k2"));
+        var failed = daemon.post("/v1/sandboxes", DaemonApi.cloneRequest(snapshot, "cf-k2"));
 
         assertThat(failed.status()).as(failed.body().toString()).isEqualTo(500);
         assertThat(daemon.get("/v1/sandboxes/cf-k2").body().path("state").asText()).isEqualTo("FAILED");
@@ -92,12 +86,10 @@ class ClonesAheadTest {
         assertThat(daemon.runDir().resolve("cf-k2")).doesNotExist();
         assertNothingMadeAhead("after the failed clone that took it");
         JsonNode k1 = daemon.get("/v1/sandboxes/cf-k1").body().path("runtime");
-        assertOnlyProcessesOf(k1);
-        assertThat(daemon.post("/v1/sandboxes", cloneRequest(snapshot, "cf-k3")).status()).as("a retry").isEqualTo(201);
+        daemon.assertOnlyProcessesOf(k1);
+        assertThat(daemon.post("/v1/sandboxes", DaemonApi.cloneRequest(snapshot, "cf-k3")).status()).as("a retry").isEqualTo(201);
 
-        for (String id : new String[] {"cf-k1", "cf-k3"}) assertThat(daemon.delete("/v1/sandboxes/" + id).status()).isEqualTo(204);
-        assertThat(daemon.delete("/v1/sandboxes/cf-src?deleteSnapshots=true").status()).isEqualTo(204);
-        assertNothingMadeAhead("at the end");
+        deleteAndAssertNothingMadeAhead("at the end", "cf-src", "cf-k1", "cf-k3");
     }
 
     /** Every step of a clone on shares made ahead, as a successful one times them: each is a fail point below. */
@@ -131,7 +123,7 @@ class ClonesAheadTest {
         boolean before = STEPS.indexOf(step) < STEPS.indexOf("takeAhead") + 1; // a fail point fires where its step begins
         FailPoints.failOnce("clone." + step);
 
-        var failed = daemon.post("/v1/sandboxes", cloneRequest(snapshot, id));
+        var failed = daemon.post("/v1/sandboxes", DaemonApi.cloneRequest(snapshot, id));
 
         assertThat(failed.status()).as(failed.body().toString()).isEqualTo(500);
         JsonNode sandbox = daemon.get("/v1/sandboxes/" + id).body();
@@ -141,14 +133,13 @@ class ClonesAheadTest {
         try (var files = Files.list(daemon.stateDir().resolve("sandboxes").resolve(id))) {
             assertThat(files.map(p -> p.getFileName().toString())).containsExactly("sandbox.json");
         }
-        Set<Long> owned = sharePids(first);
-        owned.add(first.path("chvPid").asLong());
+        Set<Long> owned = TestTools.processesOf(first);
         if (before) owned.addAll(made);
         daemon.awaitPoolFull();
         assertThat(TestTools.leakedChildrenBesides(owned)).as("processes after a clone failed at %s", step).isEmpty();
         assertThat(daemon.delete("/v1/sandboxes/" + id).status()).isEqualTo(204);
         JsonNode retry = cloneOk(snapshot, id + "-k2");
-        if (before) assertThat(sharePids(retry.path("sandbox").path("runtime"))).as("what was made ahead, left for it").isSubsetOf(made);
+        if (before) assertThat(TestTools.sharePids(retry.path("sandbox").path("runtime"))).as("what was made ahead, left for it").isSubsetOf(made);
     }
 
     static Stream<String> steps() { return STEPS.stream(); }
@@ -176,7 +167,7 @@ class ClonesAheadTest {
     private static Set<String> madeAheadNotes() throws Exception {
         Set<String> notes = new HashSet<>();
         for (Path made : entries(daemon.stateDir().resolve("clones-ahead"))) {
-            if (sockets(daemon.runDir().resolve(".clones-ahead").resolve(made.getFileName())).size() != 3) continue;
+            if (TestTools.sockets(daemon.runDir().resolve(".clones-ahead").resolve(made.getFileName())).size() != 3) continue;
             try {
                 notes.add(Files.readString(made.resolve("durable/data/notes.txt")));
             } catch (NoSuchFileException e) {
@@ -194,17 +185,15 @@ class ClonesAheadTest {
         Set<Long> made = awaitMadeAhead();
         FailPoints.failOnce("clone.takeAhead");
 
-        var failed = daemon.post("/v1/sandboxes", cloneRequest(snapshot, "ct-k2"));
+        var failed = daemon.post("/v1/sandboxes", DaemonApi.cloneRequest(snapshot, "ct-k2"));
 
         assertThat(failed.status()).as(failed.body().toString()).isEqualTo(500);
         assertThat(daemon.delete("/v1/sandboxes/ct-k2").status()).isEqualTo(204);
         assertThat(daemon.runDir().resolve("ct-k2")).doesNotExist();
         JsonNode next = cloneOk(snapshot, "ct-k3");
-        assertThat(sharePids(next.path("sandbox").path("runtime"))).as("the next clone takes it").hasSize(3).isSubsetOf(made);
+        assertThat(TestTools.sharePids(next.path("sandbox").path("runtime"))).as("the next clone takes it").hasSize(3).isSubsetOf(made);
 
-        for (String id : new String[] {"ct-k1", "ct-k3"}) assertThat(daemon.delete("/v1/sandboxes/" + id).status()).isEqualTo(204);
-        assertThat(daemon.delete("/v1/sandboxes/ct-src?deleteSnapshots=true").status()).isEqualTo(204);
-        assertNothingMadeAhead("at the end");
+        deleteAndAssertNothingMadeAhead("at the end", "ct-src", "ct-k1", "ct-k3");
     }
 
     @Test
@@ -217,11 +206,9 @@ class ClonesAheadTest {
         JsonNode second = cloneOk(snapshot, "cd-k2");
 
         JsonNode runtime = second.path("sandbox").path("runtime");
-        assertThat(sharePids(runtime)).hasSize(3).doesNotContainAnyElementsOf(made);
+        assertThat(TestTools.sharePids(runtime)).hasSize(3).doesNotContainAnyElementsOf(made);
         assertThat(daemon.stateDir().resolve("sandboxes/cd-k2/durable/data/notes.txt")).hasContent("x");
-        for (String id : new String[] {"cd-k1", "cd-k2"}) assertThat(daemon.delete("/v1/sandboxes/" + id).status()).isEqualTo(204);
-        assertThat(daemon.delete("/v1/sandboxes/cd-src?deleteSnapshots=true").status()).isEqualTo(204);
-        assertNothingMadeAhead("at the end");
+        deleteAndAssertNothingMadeAhead("at the end", "cd-src", "cd-k1", "cd-k2");
     }
 
     /** A sandbox with a durable file, suspended: its snapshot's id. */
@@ -233,14 +220,8 @@ class ClonesAheadTest {
         return suspended.body().path("snapshotId").asText();
     }
 
-    private static ObjectNode cloneRequest(String snapshot, String id) {
-        ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshot).put("id", id);
-        clone.putObject("identity").put("name", id).put("namespace", "tests");
-        return clone;
-    }
-
     private static JsonNode cloneOk(String snapshot, String id) throws Exception {
-        return daemon.createOk(cloneRequest(snapshot, id)).body();
+        return daemon.createOk(DaemonApi.cloneRequest(snapshot, id)).body();
     }
 
     /**
@@ -253,7 +234,7 @@ class ClonesAheadTest {
         while (true) {
             for (Path made : entries(daemon.stateDir().resolve("clones-ahead"))) {
                 Path run = daemon.runDir().resolve(".clones-ahead").resolve(made.getFileName());
-                if (sockets(run).size() == 3) return processesMentioning(run);
+                if (TestTools.sockets(run).size() == 3) return TestTools.processesMentioning(run);
             }
             assertThat(System.nanoTime()).as("a clone made ahead, its three virtiofsd listening, within 60 s").isLessThan(deadline);
             Thread.sleep(5);
@@ -265,23 +246,24 @@ class ClonesAheadTest {
         Eventually.until(Duration.ofSeconds(60), () -> {
             int ready = 0;
             for (Path made : entries(daemon.stateDir().resolve("clones-ahead"))) {
-                if (sockets(daemon.runDir().resolve(".clones-ahead").resolve(made.getFileName())).size() == 3) ready++;
+                if (TestTools.sockets(daemon.runDir().resolve(".clones-ahead").resolve(made.getFileName())).size() == 3) ready++;
             }
             return ready == count;
         }, count + " clones made ahead");
     }
 
-    private static Set<Long> processesMentioning(Path dir) {
-        return ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)
-                .filter(p -> p.info().commandLine().orElse("").contains(dir + "/"))
-                .map(ProcessHandle::pid).collect(Collectors.toSet());
+    /** Deletes the clones, then their source with its snapshots; then nothing made ahead is left. */
+    private static void deleteAndAssertNothingMadeAhead(String when, String source, String... clones) throws Exception {
+        for (String id : clones) assertThat(daemon.delete("/v1/sandboxes/" + id).status()).isEqualTo(204);
+        assertThat(daemon.delete("/v1/sandboxes/" + source + "?deleteSnapshots=true").status()).isEqualTo(204);
+        assertNothingMadeAhead(when);
     }
 
     /** Once no sandbox runs on shares that were made ahead: no dir, socket or process of any is left. */
     private static void assertNothingMadeAhead(String when) throws Exception {
         Path runs = daemon.runDir().resolve(".clones-ahead");
         assertThat(entries(daemon.stateDir().resolve("clones-ahead"))).as("dirs made ahead %s", when).isEmpty();
-        assertThat(processesMentioning(runs)).as("virtiofsd made ahead %s", when).isEmpty();
+        assertThat(TestTools.processesMentioning(runs)).as("virtiofsd made ahead %s", when).isEmpty();
         Eventually.until(Duration.ofSeconds(10), () -> entries(runs).isEmpty(), "the run dirs made ahead to go " + when,
                 () -> "left: " + entries(runs));
     }
@@ -291,26 +273,5 @@ class ClonesAheadTest {
         try (var files = Files.list(dir)) {
             return files.collect(Collectors.toSet());
         }
-    }
-
-    private static Set<Path> sockets(Path dir) throws Exception {
-        if (!Files.isDirectory(dir)) return Set.of();
-        try (var files = Files.walk(dir)) {
-            return files.filter(p -> p.getFileName().toString().endsWith(".sock")).collect(Collectors.toSet());
-        }
-    }
-
-    private static Set<Long> sharePids(JsonNode runtime) {
-        Set<Long> pids = new HashSet<>();
-        runtime.path("shares").forEach(share -> pids.add(share.path("pid").asLong()));
-        return pids;
-    }
-
-    /** Nothing runs but the sandbox's own CHV and virtiofsd (and the pool's idle members). */
-    private static void assertOnlyProcessesOf(JsonNode runtime) throws Exception {
-        Set<Long> owned = sharePids(runtime);
-        owned.add(runtime.path("chvPid").asLong());
-        daemon.awaitPoolFull();
-        assertThat(TestTools.leakedChildrenBesides(owned)).isEmpty();
     }
 }

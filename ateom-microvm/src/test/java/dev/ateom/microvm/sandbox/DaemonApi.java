@@ -113,6 +113,31 @@ abstract class DaemonApi {
         }
     }
 
+    /**
+     * Deletes every sandbox but {@code kept}, with its snapshots, whatever its state (a delete finishes any): so a test
+     * that failed half-way does not fail the ones after it.
+     */
+    void deleteAllSandboxesBut(String... kept) throws Exception {
+        List<String> keep = List.of(kept);
+        for (JsonNode sandbox : get("/v1/sandboxes").body().path("items")) {
+            String id = sandbox.path("id").asText();
+            if (!keep.contains(id)) delete("/v1/sandboxes/" + id + "?deleteSnapshots=true");
+        }
+    }
+
+    /** Nothing runs but the runtime's own CHV and virtiofsd (and the pool's idle members, once it is full again). */
+    void assertOnlyProcessesOf(JsonNode runtime) throws Exception {
+        awaitPoolFull();
+        assertThat(TestTools.leakedChildrenBesides(TestTools.processesOf(runtime))).isEmpty();
+    }
+
+    /** A clone of {@code snapshot} named {@code id}, its identity's name the id, in namespace "tests". */
+    static ObjectNode cloneRequest(String snapshot, String id) {
+        ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshot).put("id", id);
+        clone.putObject("identity").put("name", id).put("namespace", "tests");
+        return clone;
+    }
+
     URI uri(String path) { return URI.create("http://127.0.0.1:" + port() + path); }
 
     Path stateDir() { return root().resolve("state"); }

@@ -69,10 +69,7 @@ class FailurePathsTest {
     @AfterEach
     void disarmAndDeleteAllButTheOrigin() throws Exception {
         FailPoints.disarmAll();
-        for (JsonNode sandbox : daemon.get("/v1/sandboxes").body().path("items")) {
-            String id = sandbox.path("id").asText();
-            if (!id.equals("origin")) daemon.delete("/v1/sandboxes/" + id + "?deleteSnapshots=true");
-        }
+        daemon.deleteAllSandboxesBut("origin");
     }
 
     /** Before the extension closes the daemon and checks that no process is left. */

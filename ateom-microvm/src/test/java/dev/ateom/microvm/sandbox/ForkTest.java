@@ -28,9 +28,7 @@ class ForkTest {
     @AfterEach
     void disarmAndDeleteAll() throws Exception {
         FailPoints.disarmAll();
-        for (JsonNode sandbox : daemon.get("/v1/sandboxes").body().path("items")) {
-            daemon.delete("/v1/sandboxes/" + sandbox.path("id").asText() + "?deleteSnapshots=true");
-        }
+        daemon.deleteAllSandboxesBut();
     }
 
     @Test

@@ -5,7 +5,6 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.fixtures.wait.Eventually;
 import dev.ateom.jail.UidRange;
 import dev.ateom.microvm.config.ConfigOption;
-import dev.ateom.microvm.json.ApiJson;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -75,9 +74,7 @@ class JailedSandboxTest {
         assertThat(daemon.metric(WARM_CLAIMS)).as("resume claimed a warm member").isEqualTo(warm + 2);
 
         daemon.awaitPoolFull();
-        ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshotId).put("id", "jailed-clone");
-        clone.putObject("identity").put("name", "jailed-clone").put("namespace", "tests");
-        JsonNode cloned = daemon.createOk(clone).body().path("sandbox");
+        JsonNode cloned = daemon.createOk(DaemonApi.cloneRequest(snapshotId, "jailed-clone")).body().path("sandbox");
         assertJailed(cloned.path("runtime"));
         assertThat(daemon.metric(WARM_CLAIMS)).as("clone claimed a warm member").isEqualTo(warm + 3);
         assertThat(cloned.path("runtime").path("jail").path("uid").asInt()).as("never two live VMMs with one uid")
@@ -212,12 +209,12 @@ class JailedSandboxTest {
         try (DaemonHarness harness = new DaemonHarness(restartRoot, Map.of(ConfigOption.CLONE_AHEAD, "1"))) {
             harness.createOk(harness.spec("ahead-src", "ahead-src"));
             String snapshot = harness.post("/v1/sandboxes/ahead-src/suspend", "{}").body().path("snapshotId").asText();
-            harness.createOk(cloneOf(snapshot, "ahead-k1"));
+            harness.createOk(DaemonApi.cloneRequest(snapshot, "ahead-k1"));
             Path made = harness.runDir().resolve(".clones-ahead");
             Eventually.until(Duration.ofSeconds(60), () -> Files.isDirectory(harness.stateDir().resolve("clones-ahead"))
-                    && socketsUnder(made) == 3, "a clone made ahead, its three virtiofsd listening");
+                    && TestTools.sockets(made).size() == 3, "a clone made ahead, its three virtiofsd listening");
 
-            JsonNode second = harness.createOk(cloneOf(snapshot, "ahead-k2")).body();
+            JsonNode second = harness.createOk(DaemonApi.cloneRequest(snapshot, "ahead-k2")).body();
 
             assertThat(second.path("timingsMs").has("durable")).as("it took what was made ahead: %s", second.path("timingsMs")).isFalse();
             JsonNode runtime = second.path("sandbox").path("runtime");
@@ -229,19 +226,6 @@ class JailedSandboxTest {
             for (JsonNode path : runtime.path("jail").path("cgroupPaths")) assertThat(Path.of(path.asText())).doesNotExist();
         }
         assertNoFileOfJailUids(restartRoot);
-    }
-
-    private static ObjectNode cloneOf(String snapshot, String id) {
-        ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshot).put("id", id);
-        clone.putObject("identity").put("name", id).put("namespace", "tests");
-        return clone;
-    }
-
-    private static long socketsUnder(Path dir) throws IOException {
-        if (!Files.isDirectory(dir)) return 0;
-        try (Stream<Path> files = Files.walk(dir)) {
-            return files.filter(p -> p.toString().endsWith(".sock")).count();
-        }
     }
 
     /** The idle members' VMMs: processes whose API socket is under the pool dir, below their jail launcher. */

@@ -68,9 +68,7 @@ class NetworkedSandboxTest {
     @AfterEach
     void disarmAndDeleteAll() throws Exception {
         FailPoints.disarmAll();
-        for (JsonNode sandbox : daemon.get("/v1/sandboxes").body().path("items")) {
-            daemon.delete("/v1/sandboxes/" + sandbox.path("id").asText() + "?deleteSnapshots=true");
-        }
+        daemon.deleteAllSandboxesBut();
         assertThat(slotNamespaces()).as("slots of deleted sandboxes").isEmpty();
     }
 

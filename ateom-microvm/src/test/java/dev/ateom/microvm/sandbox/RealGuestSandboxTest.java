@@ -9,7 +9,6 @@ import dev.ateom.fixtures.guest.GuestImage;
 import dev.ateom.fixtures.wait.Eventually;
 import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.microvm.json.ApiJson;
-import java.io.IOException;
 import java.util.Map;
 import java.nio.file.StandardCopyOption;
 import org.junit.jupiter.api.BeforeAll;
@@ -17,6 +16,7 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.time.Instant;
@@ -86,9 +86,7 @@ class RealGuestSandboxTest {
         assertThat(probe.pread(held).text()).as("held descriptor after resume").isEqualTo("token-v2");
         assertThat(Duration.between(probe.time(), Instant.now()).abs()).as("guest clock set after resume").isLessThan(Duration.ofSeconds(10));
 
-        ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshot).put("id", "guest-b");
-        clone.putObject("identity").put("name", "guest-b").put("namespace", "tests");
-        JsonNode cloned = daemon.createOk(clone).body();
+        JsonNode cloned = daemon.createOk(DaemonApi.cloneRequest(snapshot, "guest-b")).body();
         ProbeClient cloneProbe = probe(cloned.path("sandbox"));
         assertThat(cloneProbe.whoami().text()).as("the clone's own name through its held descriptor").isEqualTo("guest-b");
         assertThat(cloneProbe.cat("/data/data/hello.txt").text()).isEqualTo("persist me");
@@ -96,9 +94,7 @@ class RealGuestSandboxTest {
 
         // the next clone runs on the durable dir and virtiofsd made ahead for it, moved into its own dirs
         awaitMadeAhead();
-        ObjectNode third = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshot).put("id", "guest-c");
-        third.putObject("identity").put("name", "guest-c").put("namespace", "tests");
-        JsonNode madeAhead = daemon.createOk(third).body();
+        JsonNode madeAhead = daemon.createOk(DaemonApi.cloneRequest(snapshot, "guest-c")).body();
         assertThat(madeAhead.path("timingsMs").has("durable")).as("%s", madeAhead.path("timingsMs")).isFalse();
         ProbeClient thirdProbe = probe(madeAhead.path("sandbox"));
         assertThat(thirdProbe.whoami().text()).as("its own identity").isEqualTo("guest-c");
@@ -116,14 +112,11 @@ class RealGuestSandboxTest {
     private static void awaitMadeAhead() {
         Eventually.until(Duration.ofSeconds(60), () -> {
             try (var made = Files.list(daemon.stateDir().resolve("clones-ahead"))) {
-                return made.anyMatch(dir -> {
-                    try (var sockets = Files.walk(daemon.runDir().resolve(".clones-ahead").resolve(dir.getFileName()))) {
-                        return sockets.filter(p -> p.toString().endsWith(".sock")).count() == 3;
-                    } catch (IOException e) {
-                        return false;
-                    }
-                });
-            } catch (IOException e) {
+                for (Path dir : made.toList()) {
+                    if (TestTools.sockets(daemon.runDir().resolve(".clones-ahead").resolve(dir.getFileName())).size() == 3) return true;
+                }
+                return false;
+            } catch (NoSuchFileException e) {
                 return false;
             }
         }, "a clone made ahead with its three virtiofsd listening");

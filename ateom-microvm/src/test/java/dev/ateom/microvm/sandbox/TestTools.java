@@ -1,9 +1,15 @@
 package dev.ateom.microvm.sandbox;
 
+import com.fasterxml.jackson.databind.JsonNode;
+
+import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
+import java.util.stream.Collectors;
+import java.util.stream.Stream;
 
 /** Where the tests find the setup script's tools and the CHV stand-in, and which processes they leaked. */
 public final class TestTools {
@@ -51,5 +57,34 @@ public final class TestTools {
                 .map(p -> p.pid() + " " + p.info().commandLine().orElse("?"))
                 .filter(line -> line.contains("virtiofsd") || line.contains("ChvStandIn") || line.contains("cloud-hypervisor"))
                 .toList();
+    }
+
+    /** The Unix sockets under {@code dir} (none when it does not exist). */
+    static Set<Path> sockets(Path dir) throws IOException {
+        if (!Files.isDirectory(dir)) return Set.of();
+        try (Stream<Path> files = Files.walk(dir)) {
+            return files.filter(p -> p.getFileName().toString().endsWith(".sock")).collect(Collectors.toSet());
+        }
+    }
+
+    /** The pids of a sandbox runtime's virtiofsd, as its answer names them. */
+    static Set<Long> sharePids(JsonNode runtime) {
+        Set<Long> pids = new HashSet<>();
+        runtime.path("shares").forEach(share -> pids.add(share.path("pid").asLong()));
+        return pids;
+    }
+
+    /** The processes a sandbox runtime names: its virtiofsd and its CHV. */
+    static Set<Long> processesOf(JsonNode runtime) {
+        Set<Long> pids = sharePids(runtime);
+        pids.add(runtime.path("chvPid").asLong());
+        return pids;
+    }
+
+    /** Live descendants of this JVM whose command line names a path under {@code dir} (and their sandbox children). */
+    static Set<Long> processesMentioning(Path dir) {
+        return ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)
+                .filter(p -> p.info().commandLine().orElse("").contains(dir + "/"))
+                .map(ProcessHandle::pid).collect(Collectors.toSet());
     }
 }

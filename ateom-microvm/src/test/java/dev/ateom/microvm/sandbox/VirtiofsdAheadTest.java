@@ -9,10 +9,8 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
-import java.util.HashSet;
 import java.util.Map;
 import java.util.Set;
-import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -43,9 +41,9 @@ class VirtiofsdAheadTest {
         assertThat(resumed.status()).as(resumed.body().toString()).isEqualTo(200);
         JsonNode runtime = resumed.body().path("sandbox").path("runtime");
         assertThat(runtime.path("epoch").asInt()).isEqualTo(2);
-        assertThat(sharePids(runtime)).as("the shares the resume runs on are those started ahead").hasSize(3).isSubsetOf(ahead);
+        assertThat(TestTools.sharePids(runtime)).as("the shares the resume runs on are those started ahead").hasSize(3).isSubsetOf(ahead);
         assertThat(Files.readString(daemon.stateDir().resolve("sandboxes/ah-claim/durable/data/notes.txt"))).isEqualTo("before suspend");
-        assertOnlyProcessesOf(runtime);
+        daemon.assertOnlyProcessesOf(runtime);
         assertThat(daemon.delete("/v1/sandboxes/ah-claim?deleteSnapshots=true").status()).isEqualTo(204);
     }
 
@@ -65,7 +63,7 @@ class VirtiofsdAheadTest {
             assertThat(daemon.get("/v1/sandboxes/ah-fail").body().path("state").asText()).isEqualTo("SUSPENDED");
             daemon.awaitPoolFull();
             assertThat(TestTools.leakedChildren()).as("processes after a failed resume at %s", point).isEmpty();
-            assertThat(sockets(daemon.runDir().resolve("ah-fail"))).as("sockets after a failed resume at %s", point).isEmpty();
+            assertThat(TestTools.sockets(daemon.runDir().resolve("ah-fail"))).as("sockets after a failed resume at %s", point).isEmpty();
             assertThat(daemon.post("/v1/sandboxes/ah-fail/resume", "{}").status()).as("a retry").isEqualTo(200);
         }
         assertThat(daemon.delete("/v1/sandboxes/ah-fail?deleteSnapshots=true").status()).isEqualTo(204);
@@ -86,8 +84,8 @@ class VirtiofsdAheadTest {
         assertThat(failed.status()).as(failed.body().toString()).isEqualTo(500);
         JsonNode sandbox = daemon.get("/v1/sandboxes/ah-susp").body();
         assertThat(sandbox.path("state").asText()).isEqualTo("RUNNING");
-        assertOnlyProcessesOf(sandbox.path("runtime"));
-        assertThat(sockets(daemon.runDir().resolve("ah-susp").resolve("e2"))).as("no socket of the next epoch").isEmpty();
+        daemon.assertOnlyProcessesOf(sandbox.path("runtime"));
+        assertThat(TestTools.sockets(daemon.runDir().resolve("ah-susp").resolve("e2"))).as("no socket of the next epoch").isEmpty();
         suspend("ah-susp");
         awaitServingAhead("ah-susp", 2);
         assertThat(daemon.delete("/v1/sandboxes/ah-susp?deleteSnapshots=true").status()).isEqualTo(204);
@@ -119,8 +117,8 @@ class VirtiofsdAheadTest {
         assertThat(resumed.status()).as(resumed.body().toString()).isEqualTo(200);
         assertThat(resumed.body().path("timingsMs").has("durable")).isTrue();
         JsonNode runtime = resumed.body().path("sandbox").path("runtime");
-        assertThat(sharePids(runtime)).hasSize(3).doesNotContainAnyElementsOf(ahead);
-        assertOnlyProcessesOf(runtime);
+        assertThat(TestTools.sharePids(runtime)).hasSize(3).doesNotContainAnyElementsOf(ahead);
+        daemon.assertOnlyProcessesOf(runtime);
         assertThat(daemon.delete("/v1/sandboxes/ah-lay?deleteSnapshots=true").status()).isEqualTo(204);
     }
 
@@ -137,33 +135,10 @@ class VirtiofsdAheadTest {
     private static Set<Long> awaitServingAhead(String id, int epoch) throws Exception {
         Path dir = daemon.runDir().resolve(id).resolve("e" + epoch);
         long deadline = System.nanoTime() + 60_000_000_000L;
-        while (sockets(dir).size() < 3) {
+        while (TestTools.sockets(dir).size() < 3) {
             assertThat(System.nanoTime()).as("three virtiofsd listening in %s within 60 s", dir).isLessThan(deadline);
             Thread.sleep(5);
         }
-        return ProcessHandle.current().descendants().filter(ProcessHandle::isAlive)
-                .filter(p -> p.info().commandLine().orElse("").contains(dir.toString()))
-                .map(ProcessHandle::pid).collect(Collectors.toSet());
-    }
-
-    private static Set<Path> sockets(Path dir) throws Exception {
-        if (!Files.isDirectory(dir)) return Set.of();
-        try (var files = Files.walk(dir)) {
-            return files.filter(p -> p.getFileName().toString().endsWith(".sock")).collect(Collectors.toSet());
-        }
-    }
-
-    private static Set<Long> sharePids(JsonNode runtime) {
-        Set<Long> pids = new HashSet<>();
-        runtime.path("shares").forEach(share -> pids.add(share.path("pid").asLong()));
-        return pids;
-    }
-
-    /** Nothing runs but the sandbox's own CHV and virtiofsd (and the pool's idle members). */
-    private static void assertOnlyProcessesOf(JsonNode runtime) throws Exception {
-        Set<Long> owned = sharePids(runtime);
-        owned.add(runtime.path("chvPid").asLong());
-        daemon.awaitPoolFull();
-        assertThat(TestTools.leakedChildrenBesides(owned)).isEmpty();
+        return TestTools.processesMentioning(dir);
     }
 }
