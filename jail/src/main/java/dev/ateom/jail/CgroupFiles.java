@@ -64,9 +64,21 @@ final class CgroupFiles {
 
     /**
      * SIGKILL to every process in {@code dir}, until none is left or the wait ends, then rmdir; true when the
-     * directory is gone. A cgroup with members cannot be removed, so the kill comes first.
+     * directory is gone. A cgroup with members cannot be removed, so the kill comes first. A removal is clean-up: an
+     * interrupt of the caller (a VMM pool's close stopping its refiller while it discards a member) would cut the read of
+     * {@code cgroup.procs} short (an interruptible channel) and leave the cgroup behind, so the interrupt is kept for
+     * after the removal.
      */
     static boolean killAndRemove(Path dir) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            return killAndRemoveNow(dir);
+        } finally {
+            if (interrupted) Thread.currentThread().interrupt();
+        }
+    }
+
+    private static boolean killAndRemoveNow(Path dir) {
         if (!Files.isDirectory(dir)) return true;
         long deadline = System.nanoTime() + REMOVE_WAIT_MILLIS * 1_000_000;
         while (true) {
