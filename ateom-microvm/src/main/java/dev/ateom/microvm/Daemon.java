@@ -26,6 +26,7 @@ import dev.ateom.microvm.sandbox.SandboxManager;
 import dev.ateom.microvm.sandbox.SandboxNetworks;
 import dev.ateom.microvm.sandbox.SandboxStore;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
+import dev.ateom.microvm.sandbox.SnapshotSpecs;
 import dev.ateom.microvm.sandbox.SnapshotWriter;
 import dev.ateom.microvm.sandbox.SystemInfoVolumes;
 import dev.ateom.microvm.systeminfo.SystemInfoService;
@@ -102,8 +103,9 @@ public final class Daemon implements AutoCloseable {
             SnapshotStore snapshotStore = SnapshotStore.open(config.stateDir());
             PrivateDirs.ensure(config.snapshotsDir());
             PrivateDirs.ensure(config.sandboxesDir());
-            SnapshotCatalog snapshots = new SnapshotCatalog(snapshotStore, config.sandboxesDir());
-            SnapshotWriter snapshotWriter = new SnapshotWriter(snapshotStore);
+            SnapshotSpecs snapshotSpecs = new SnapshotSpecs();
+            SnapshotCatalog snapshots = new SnapshotCatalog(snapshotStore, snapshotSpecs, config.sandboxesDir());
+            SnapshotWriter snapshotWriter = new SnapshotWriter(snapshotStore, snapshotSpecs);
             SystemInfoService systemInfo = new SystemInfoService(
                     SystemInfoSettings.DEFAULT.withReconcileInterval(config.syncReconcileInterval()), registry);
             resources.add(systemInfo);

@@ -112,7 +112,8 @@ public final class SnapshotStaging implements AutoCloseable {
                 new Manifest.DurableArchiveInfo(SnapshotLayout.DURABLE_ARCHIVE, compression.name().toLowerCase(Locale.ROOT),
                         archive.entries(), archive.contentBytes()),
                 files, metadata.annotations());
-        Files.write(layout.manifest(), ManifestCodec.toBytes(manifest));
+        byte[] manifestBytes = ManifestCodec.toBytes(manifest);
+        Files.write(layout.manifest(), manifestBytes);
         makeReadOnly(layout.manifest());
         observer.completed(CommitStep.MANIFEST_WRITTEN);
 
@@ -124,7 +125,7 @@ public final class SnapshotStaging implements AutoCloseable {
         Fsync.directory(layout.directory());
         observer.completed(CommitStep.SYNCED);
 
-        store.publish(layout.directory(), snapshotId);
+        store.publish(layout.directory(), snapshotId, manifestBytes, manifest);
         committed = true;
         observer.completed(CommitStep.RENAMED);
         Fsync.directory(store.snapshotsDirectory());

@@ -38,7 +38,8 @@ public final class SnapshotStore {
      * Each snapshot's manifest as last parsed, with the bytes it was parsed from: a clone or resume reads its snapshot's
      * manifest at least once, and parsing it again is most of what that costs. The file is read on every {@link #get}
      * (one small read) and parsed only when its bytes differ; everything else {@code get} checks (the dir, the files
-     * and their sizes) is checked every time.
+     * and their sizes) is checked every time. A commit leaves the manifest it wrote here with the bytes it wrote, so the
+     * first read after it (a resume right after its suspend) does not parse either.
      */
     private final Map<String, ParsedManifest> manifests = new ConcurrentHashMap<>();
 
@@ -203,13 +204,16 @@ public final class SnapshotStore {
     }
 
     /** Moves a finished staging dir to its id; fails rather than replace an existing snapshot. */
-    void publish(Path staging, String snapshotId) throws IOException {
+    void publish(Path staging, String snapshotId, byte[] manifestBytes, Manifest manifest) throws IOException {
         Path target = snapshotsDir.resolve(snapshotId);
         try {
             LibC.renameat2(LibC.AT_FDCWD, staging.toString(), LibC.AT_FDCWD, target.toString(), RENAME_NOREPLACE);
         } catch (LastErrorException e) {
             throw NativeFile.failure("renameat2(RENAME_NOREPLACE) of " + staging + " to", target, e);
         }
+        // the next read (a resume right after this suspend, its clones) finds these bytes and skips the parse; any
+        // other bytes there by then are parsed as always
+        manifests.put(snapshotId, new ParsedManifest(manifestBytes.clone(), manifest));
     }
 
     private void sweep() throws IOException {

@@ -105,6 +105,18 @@ class SnapshotStoreTest {
     }
 
     @Test
+    void theManifestACommitWroteIsReadWithoutAParse() throws IOException {
+        SnapshotStore store = SnapshotStore.open(state);
+        Snapshot committed = SnapshotFixture.commit(store, state, "snap-c");
+        Manifest read = store.get("snap-c").orElseThrow().manifest();
+        assertThat(read).as("the commit's own manifest, not a parse of its bytes").isSameAs(committed.manifest());
+        assertThat(read).as("what a parse of the file gives").isEqualTo(ManifestCodec.read(committed.layout().manifest()));
+        // a reopened store (a restarted daemon) has only the file: it parses it
+        assertThat(SnapshotStore.open(state).get("snap-c").orElseThrow().manifest()).isNotSameAs(committed.manifest())
+                .isEqualTo(committed.manifest());
+    }
+
+    @Test
     void getChecksThatTheFilesAreThere() throws IOException {
         SnapshotStore store = SnapshotStore.open(state);
         Snapshot snapshot = SnapshotFixture.commit(store, state, "snap-m");

@@ -1,7 +1,5 @@
 package dev.ateom.microvm.sandbox;
 
-import com.fasterxml.jackson.core.JsonProcessingException;
-import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.snapshot.DiskUsage;
 import dev.ateom.snapshot.Manifest;
 import dev.ateom.snapshot.Snapshot;
@@ -34,18 +32,17 @@ import java.util.function.Predicate;
  */
 public final class SnapshotCatalog {
     private static final System.Logger LOG = System.getLogger(SnapshotCatalog.class.getName());
-    /** Manifest annotation holding the source sandbox's spec, so a clone knows the guest, sizing and volumes. */
-    static final String SPEC_ANNOTATION = "ateom.dev/sandbox-spec";
-
     private final SnapshotStore store;
+    private final SnapshotSpecs specs;
     private final Path sandboxesDir;
     private Predicate<String> protectedSnapshot = id -> false;
     private final List<Consumer<String>> deleteListeners = new CopyOnWriteArrayList<>();
     private SnapshotFetcher fetcher = SnapshotFetcher.NONE;
     private final Set<String> reservedNames = ConcurrentHashMap.newKeySet();
 
-    public SnapshotCatalog(SnapshotStore store, Path sandboxesDir) {
+    public SnapshotCatalog(SnapshotStore store, SnapshotSpecs specs, Path sandboxesDir) {
         this.store = store;
+        this.specs = specs;
         this.sandboxesDir = sandboxesDir;
     }
 
@@ -109,17 +106,7 @@ public final class SnapshotCatalog {
         StoredSnapshot stored = read(id);
         Snapshot snapshot = stored.snapshot()
                 .orElseThrow(() -> new SnapshotUnusableException(id, "is unusable: " + stored.problem().orElse("unreadable")));
-        String spec = snapshot.manifest().annotations().get(SPEC_ANNOTATION);
-        if (spec == null) {
-            throw new SnapshotUnusableException(id, "has no sandbox spec (annotation " + SPEC_ANNOTATION + "); it was not made by ateom");
-        }
-        SnapshotHandle handle;
-        try {
-            handle = new SnapshotHandle(id, snapshot, ApiJson.mapper().readValue(spec, SandboxSpec.class));
-        } catch (JsonProcessingException e) {
-            throw new SnapshotUnusableException(id, "holds an unreadable sandbox spec: " + e.getOriginalMessage());
-        }
-        return handle;
+        return new SnapshotHandle(id, snapshot, specs.of(snapshot));
     }
 
     // ------------------------------------------------------------------ listing, inspection, deletion
@@ -181,6 +168,7 @@ public final class SnapshotCatalog {
     public void deleteIfPresent(String id) {
         try {
             if (store.delete(id)) LOG.log(System.Logger.Level.INFO, "deleted snapshot " + id);
+            specs.forget(id);
             deleteListeners.forEach(listener -> listener.accept(id));
         } catch (IOException e) {
             throw new UncheckedIOException("cannot delete snapshot " + id, e);

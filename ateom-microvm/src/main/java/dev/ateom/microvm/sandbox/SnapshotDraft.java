@@ -1,8 +1,8 @@
 package dev.ateom.microvm.sandbox;
 
-import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.snapshot.ArchiveCompression;
 import dev.ateom.snapshot.Manifest;
+import dev.ateom.snapshot.Snapshot;
 import dev.ateom.snapshot.SnapshotMetadata;
 import dev.ateom.snapshot.SnapshotStaging;
 import dev.ateom.virtiofsd.ShareKind;
@@ -25,8 +25,10 @@ public final class SnapshotDraft {
     private final SnapshotStaging staging;
     private final SnapshotTags tags;
     private final Map<String, String> hostAnnotations;
+    private final SnapshotSpecs specs;
 
-    SnapshotDraft(SnapshotStaging staging, SnapshotTags tags, Map<String, String> hostAnnotations) {
+    SnapshotDraft(SnapshotStaging staging, SnapshotTags tags, Map<String, String> hostAnnotations, SnapshotSpecs specs) {
+        this.specs = specs;
         this.staging = staging;
         this.tags = tags;
         this.hostAnnotations = hostAnnotations;
@@ -49,12 +51,13 @@ public final class SnapshotDraft {
         var source = new Manifest.SourceSandbox(record.id(), record.identity().name(), record.identity().namespace(),
                 record.identity().uid());
         try {
-            String spec = ApiJson.mapper().writeValueAsString(record.spec());
             Map<String, String> annotations = new LinkedHashMap<>(hostAnnotations);
-            annotations.put(SnapshotCatalog.SPEC_ANNOTATION, spec);
+            annotations.put(SnapshotSpecs.ANNOTATION, SnapshotSpecs.annotationOf(record.spec()));
             // the parent: what the running VM was restored from (its runtime says so), not the sandbox's latest snapshot
             SnapshotAnnotations.put(annotations, tags, record.runtime() == null ? null : record.runtime().restoredFromSnapshotId());
-            return staging.commit(new SnapshotMetadata(source, chvVersion, shares, annotations)).id();
+            Snapshot committed = staging.commit(new SnapshotMetadata(source, chvVersion, shares, annotations));
+            specs.committed(committed, record.spec());
+            return committed.id();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot commit snapshot " + staging.snapshotId() + " of " + record.id(), e);
         }

@@ -14,9 +14,13 @@ import java.util.concurrent.ThreadLocalRandom;
  */
 public final class SnapshotWriter {
     private final SnapshotStore store;
+    private final SnapshotSpecs specs;
     private volatile Map<String, String> hostAnnotations = Map.of();
 
-    public SnapshotWriter(SnapshotStore store) { this.store = store; }
+    public SnapshotWriter(SnapshotStore store, SnapshotSpecs specs) {
+        this.store = store;
+        this.specs = specs;
+    }
 
     /** Annotations every snapshot taken from now on records about this host (the CPU, for restore hosts to compare). */
     public void annotateWith(Map<String, String> annotations) { this.hostAnnotations = Map.copyOf(annotations); }
@@ -29,7 +33,7 @@ public final class SnapshotWriter {
         ThreadLocalRandom.current().nextBytes(random);
         String id = sandboxId + "-" + HexFormat.of().formatHex(random);
         try {
-            return new SnapshotDraft(store.stage(id), tags, hostAnnotations);
+            return new SnapshotDraft(store.stage(id), tags, hostAnnotations, specs);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot create a staging dir for a snapshot of " + sandboxId, e);
         }

@@ -37,9 +37,9 @@ import static org.assertj.core.api.Assertions.assertThat;
  */
 class FailurePathsTest {
     /** virtiofsd starts beside the steps after it up to chvStart: its fail point is where it starts. */
-    static final List<String> CREATE = List.of("dirs", "virtiofsd", "systemInfo", "chvStart", "runtimeSave", "vmCreate", "vmBoot",
+    static final List<String> CREATE = List.of("dirs", "systemInfo", "virtiofsd", "chvStart", "runtimeSave", "vmCreate", "vmBoot",
             "sync");
-    static final List<String> CLONE = List.of("dirs", "durable", "virtiofsd", "systemInfo", "rewrite", "chvStart", "runtimeSave",
+    static final List<String> CLONE = List.of("dirs", "durable", "systemInfo", "virtiofsd", "rewrite", "chvStart", "runtimeSave",
             "vmRestore", "vmResume", "sync");
     /** After the commit a suspend no longer fails: its teardown only logs what goes wrong. */
     static final List<String> SUSPEND = List.of("stopSync", "pause", "stage", "snapshot", "complete", "archive", "commit");
@@ -50,7 +50,7 @@ class FailurePathsTest {
      * save still being fsynced when vm.create or vm.restore is done.
      */
     private static final Set<String> SPANS = Set.of("previousTeardown", "records", "handOver", "virtiofsdAhead", "runtimeSaveWait");
-    static final List<String> RESUME = List.of("verify", "durable", "virtiofsd", "systemInfo", "rewrite", "chvStart", "runtimeSave",
+    static final List<String> RESUME = List.of("verify", "durable", "systemInfo", "virtiofsd", "rewrite", "chvStart", "runtimeSave",
             "vmRestore", "vmResume", "sync");
     static final List<String> DELETE = List.of("teardown", "leftovers", "runDir", "snapshots", "record");
 

@@ -70,6 +70,10 @@ class SandboxLifecycleTest {
             chvPid = after.path("runtime").path("chvPid").asLong();
             assertThat(Files.readString(durable.resolve("notes.txt"))).isEqualTo("written before suspend");
             assertThat(Files.readString(identityName)).isEqualTo("alice");
+            // the earlier epochs' processes are gone, and their dirs with them: removed beside the resume, before its answer
+            try (Stream<Path> epochs = Files.list(daemon.runDir().resolve("life-1"))) {
+                assertThat(epochs.map(p -> p.getFileName().toString())).containsExactly("e" + (cycle + 1));
+            }
         }
         var listed = daemon.get("/v1/sandboxes/life-1");
         assertThat(listed.body().path("snapshotIds")).hasSize(2);

@@ -35,8 +35,9 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
 /**
- * Brings a sandbox's VM up, the one sequence create, clone and resume share: epoch run dir, (network slot), the
- * three virtiofsd started beside the caller's system-info step, (restore dir) and CHV (a claim from the warm pool),
+ * Brings a sandbox's VM up, the one sequence create, clone and resume share: the caller's system-info step first, on
+ * a thread of its own, then the epoch run dir (dead epochs' dirs removed beside), (network slot), the three virtiofsd
+ * started beside, (restore dir) and CHV (a claim from the warm pool),
  * (the sandbox's lease, taken beside all that and awaited here when leases are held while running),
  * vm.create, (vm.add-net with the slot's TAP) and vm.boot or vm.restore (with the TAP as the snapshot's NIC) and
  * vm.resume, the runtime persisted beside vm.create / vm.restore and before the guest runs, then readiness, the clock
@@ -56,8 +57,8 @@ final class BringUp {
     /**
      * @param stateOnRefusal the state the sandbox is in if the bring-up is refused before it starts (no network free)
      * @param systemInfo     the caller's system-info work (create: the first write; resume and clone: regeneration), the
-     *                       step {@code systemInfo}, run on a thread of its own beside virtiofsd, the restore dir, CHV
-     *                       and the runtime's save, awaited before the VM is created
+     *                       step {@code systemInfo}, run first on a thread of its own beside the epoch dir, virtiofsd,
+     *                       the restore dir and CHV, awaited before the VM is created or restored
      * @param madeAhead      the shares a new sandbox's preparation took over, made ahead for it (a clone's:
      *                       ClonesAhead), or {@link ShareSetsAhead.Claim#NONE}
      */
@@ -69,6 +70,16 @@ final class BringUp {
         // the epoch dir of a VM still being torn down stays until the next bring-up: a restarted daemon finds what may
         // still run of it by the sockets named there (ProcessLeftovers.killInRunDir) once the record names this epoch
         OptionalInt retiring = entry.vmGonePending() && record.runtime() != null ? OptionalInt.of(record.runtime().epoch()) : OptionalInt.empty();
+        // system-info first: the longest of the steps before vm.restore that need no other. It is safe this early: it
+        // writes inside the share's root, which stays the same dir, and no guest reads it before the VM runs (the
+        // previous VM's sync stopped before its pause). A restore must wait for it: virtiofsd finds the guest's
+        // files by their paths then (--migration-mode=find-paths), which must lead to the new content. A failure
+        // after this waits for it before anything is rolled back.
+        CompletableFuture<Object> systemInfoDone = timer.stepBeside("systemInfo", () -> {
+            systemInfo.run();
+            return null;
+        });
+        rollback.add("await systemInfo", () -> awaitQuietly(systemInfoDone));
         // a resume's virtiofsd may serve already, or still be starting: started ahead by its suspend's teardown, in this
         // epoch's dir. Taken now, waited for beside the rest (a resume right after its suspend waits for their start). A
         // clone's may have been made ahead and moved into its dirs; either is used only if exactly these shares
@@ -78,11 +89,13 @@ final class BringUp {
         SandboxLayout.EpochLayout el;
         try {
             // while what was started ahead may hold this epoch's socket paths, its dir stays
-            el = vms.prepareEpoch(layout, epoch, retiring, ahead.holdsPaths(), rollback);
+            el = vms.prepareEpoch(layout, epoch, ahead.holdsPaths(), rollback);
         } catch (RuntimeException e) {
             ahead.await().ifPresent(ShareSet::kill);
             throw e;
         }
+        CompletableFuture<Void> deadEpochsRemoved = vms.removeDeadEpochs(layout, el, retiring);
+        rollback.add("await the removal of dead epoch dirs", () -> awaitQuietly(deadEpochsRemoved));
         // virtiofsd's own start is the longest step before vm.create / vm.restore: the three start on a thread of
         // their own while the rest is prepared; their stop is in the rollback from here, waiting for the start if need be
         CompletableFuture<ShareSet> starting = timer.stepBeside("virtiofsd", () -> {
@@ -99,13 +112,6 @@ final class BringUp {
             awaitPreviousTeardown(entry, timer);
             slot = timer.step("network", () -> acquireSlot(record, stateOnRefusal, rollback));
         }
-        // regenerating system-info meanwhile is safe: it writes inside the share's root, which stays the same dir, and
-        // no guest reads it before the VM runs; a failure after this waits for it before anything is rolled back
-        CompletableFuture<Object> systemInfoDone = timer.stepBeside("systemInfo", () -> {
-            systemInfo.run();
-            return null;
-        });
-        rollback.add("await systemInfo", () -> awaitQuietly(systemInfoDone));
         // Nothing below shares a resource with the previous VM still being torn down: a new epoch dir and sockets, its
         // own restore dir (the teardown removes only its own, and the root only while no resume has begun), a CHV of
         // its own. So the resume goes on; the old processes stay findable by their epoch dir (kept above) until gone.
@@ -135,6 +141,7 @@ final class BringUp {
         awaitReady(record, el, timer, restoreDir.isPresent());
         entry.live(live.withSync(timer.step("sync", () ->
                 context.systemInfo().startSync(layout, record.spec().systemInfoOrEmpty(), record.identity()))));
+        deadEpochsRemoved.join();
     }
 
     /**

@@ -45,6 +45,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Supplier;
 
 import static java.lang.System.Logger.Level.INFO;
+import static java.lang.System.Logger.Level.WARNING;
 
 /**
  * Starts the parts of a sandbox's VM, each registering its undo in the caller's {@link Rollback} (the virtiofsd,
@@ -135,15 +136,9 @@ public final class VmStarter {
      * for {@code retiring}: the epoch whose VM a suspend's teardown is still stopping, whose sockets name what may run;
      * with {@code serving}, the epoch's dir is kept as it is: the virtiofsd started ahead for it serve there.
      */
-    SandboxLayout.EpochLayout prepareEpoch(SandboxLayout layout, int epoch, OptionalInt retiring, boolean serving, Rollback rollback) {
+    SandboxLayout.EpochLayout prepareEpoch(SandboxLayout layout, int epoch, boolean serving, Rollback rollback) {
         SandboxLayout.EpochLayout el = layout.epoch(epoch);
-        Path kept = retiring.isPresent() ? layout.epoch(retiring.getAsInt()).dir() : null;
         try {
-            if (Files.isDirectory(layout.runDir())) {
-                try (var dirs = Files.list(layout.runDir())) {
-                    dirs.filter(d -> !d.equals(el.dir()) && !d.equals(kept)).forEach(TreeRemoval::removeRecursively);
-                }
-            }
             if (!serving) TreeRemoval.removeRecursively(el.dir());
             PrivateDirs.ensure(layout.runDir());
             Files.createDirectories(el.dir());
@@ -152,6 +147,28 @@ public final class VmStarter {
         }
         rollback.add("remove " + el.dir(), () -> TreeRemoval.removeRecursively(el.dir()));
         return el;
+    }
+
+    /**
+     * Removes, on a thread of its own, the run dir's epoch dirs other than {@code el}'s and {@code retiring}'s (a VM
+     * still being torn down, found by its sockets there until it is gone): the sockets, logs and pid files of epochs
+     * whose processes are gone. Nothing needs them any more, so a failure is logged and fails nothing; the caller
+     * waits for the removal before it answers, so the next bring-up never lists a run dir still being emptied.
+     */
+    CompletableFuture<Void> removeDeadEpochs(SandboxLayout layout, SandboxLayout.EpochLayout el, OptionalInt retiring) {
+        Path kept = retiring.isPresent() ? layout.epoch(retiring.getAsInt()).dir() : null;
+        CompletableFuture<Void> removed = new CompletableFuture<>();
+        Thread.ofVirtual().name("dead-epochs-" + layout.sandboxId()).start(() -> {
+            try (var dirs = Files.list(layout.runDir())) {
+                dirs.filter(d -> !d.equals(el.dir()) && !d.equals(kept)).forEach(TreeRemoval::removeRecursively);
+            } catch (IOException | RuntimeException e) {
+                LOG.log(WARNING, "cannot remove the dead epoch dirs of sandbox " + layout.sandboxId() + " (the next bring-up tries again): "
+                        + e.getMessage());
+            } finally {
+                removed.complete(null);
+            }
+        });
+        return removed;
     }
 
     /** The epoch's three shares: rootfs, durable and system-info, sockets and logs in its run dir. */
