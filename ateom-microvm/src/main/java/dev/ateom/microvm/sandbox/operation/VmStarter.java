@@ -132,9 +132,8 @@ public final class VmStarter {
     }
 
     /**
-     * The epoch's run dir, empty; earlier boots' dirs hold only logs by now and go, so the run dir does not grow, but
-     * for {@code retiring}: the epoch whose VM a suspend's teardown is still stopping, whose sockets name what may run;
-     * with {@code serving}, the epoch's dir is kept as it is: the virtiofsd started ahead for it serve there.
+     * The epoch's run dir, empty; with {@code serving}, kept as it is: the virtiofsd started ahead for it serve there.
+     * Earlier epochs' dirs go beside the bring-up ({@link #removeDeadEpochs}), so the run dir does not grow.
      */
     SandboxLayout.EpochLayout prepareEpoch(SandboxLayout layout, int epoch, boolean serving, Rollback rollback) {
         SandboxLayout.EpochLayout el = layout.epoch(epoch);
