@@ -40,7 +40,12 @@ public final class ChvConfigPolicy {
 
     /** @return the problems, each naming its field; empty means the config is one ateom would have written */
     public static List<String> check(Path configJson, Expected expected) throws IOException {
-        return check(ChvConfigRewriter.read(configJson), expected);
+        return check(ChvConfig.read(configJson), expected);
+    }
+
+    /** {@link #check(Path, Expected)} of a config already read: the one a restore then rewrites. */
+    public static List<String> check(ChvConfig config, Expected expected) {
+        return check(config.tree(), expected);
     }
 
     static List<String> check(ObjectNode config, Expected expected) {

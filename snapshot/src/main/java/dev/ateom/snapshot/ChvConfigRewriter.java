@@ -41,13 +41,13 @@ public final class ChvConfigRewriter {
     }
 
     /**
-     * Reads {@code source}, rewrites it and writes it as the new file {@code target}, without fsync: for a file in a
-     * throw-away dir (a per-restore dir, which a crash removes whole), where the two fsyncs of an atomic write would
-     * be the slowest part of a resume's rewrite step.
+     * Rewrites a config already read (and checked: the file is not read again) and writes it as the new file
+     * {@code target}, without fsync: for a file in a throw-away dir (a per-restore dir, which a crash removes whole),
+     * where the two fsyncs of an atomic write would be the slowest part of a resume's rewrite step.
      */
-    public static void rewriteToNewFile(Path source, Path target, RestoreSockets sockets) throws IOException {
-        ObjectNode config = read(source);
-        rewrite(config, sockets, source);
+    public static void rewriteToNewFile(ChvConfig source, Path target, RestoreSockets sockets) throws IOException {
+        ObjectNode config = source.tree();
+        rewrite(config, sockets, source.origin());
         Files.write(target, JSON.writeValueAsBytes(config), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     }
 

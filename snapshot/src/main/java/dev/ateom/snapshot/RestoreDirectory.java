@@ -31,12 +31,20 @@ public final class RestoreDirectory {
 
     /** Creates {@code directory} (must not exist) for restoring {@code snapshot} onto the given sockets. */
     public static Prepared prepare(SnapshotLayout snapshot, Path directory, RestoreSockets sockets) throws IOException {
+        return prepare(snapshot, ChvConfig.read(snapshot.chvConfig()), directory, sockets);
+    }
+
+    /**
+     * {@link #prepare(SnapshotLayout, Path, RestoreSockets)} with the snapshot's config.json as the caller read (and
+     * checked) it: the restore dir's config is that one rewritten, whatever the file on disk holds by now.
+     */
+    public static Prepared prepare(SnapshotLayout snapshot, ChvConfig config, Path directory, RestoreSockets sockets) throws IOException {
         Path dir = directory.toAbsolutePath().normalize();
         Files.createDirectory(dir);
         boolean done = false;
         try {
             // no fsync: the dir only lives as long as one VM of this boot of the host; a crash removes it whole
-            ChvConfigRewriter.rewriteToNewFile(snapshot.chvConfig(), dir.resolve(CONFIG), sockets);
+            ChvConfigRewriter.rewriteToNewFile(config, dir.resolve(CONFIG), sockets);
             FileCloner.Method state = FileCloner.cloneOrCopy(snapshot.chvState(), dir.resolve(STATE));
             FileCloner.Method memory = FileCloner.cloneOrCopy(snapshot.memoryRanges(), dir.resolve(MEMORY_RANGES));
             done = true;

@@ -5,6 +5,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
 import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
@@ -56,6 +57,33 @@ class RestoreDirectoryTest {
         assertThat(Files.size(first.directory().resolve("memory-ranges"))).isEqualTo(SnapshotFixture.MEMORY_SIZE);
         RestoreDirectory.discard(first.directory());
         assertThat(first.directory()).doesNotExist();
+    }
+
+    /**
+     * The config a restore dir gets is the one that was read (and checked) before, not a second read of the file: an
+     * edit in between (here a disk naming a host file, which the policy refuses) never reaches the hypervisor.
+     */
+    @Test
+    void theConfigReadOnceIsTheOneRewrittenWhateverTheFileHoldsByThen() throws IOException {
+        Snapshot snapshot = SnapshotFixture.commit(SnapshotStore.open(state), state, "base");
+        ChvConfig checked = ChvConfig.read(snapshot.layout().chvConfig());
+        ObjectMapper json = new ObjectMapper();
+        ObjectNode edited = (ObjectNode) json.readTree(
+                snapshot.layout().chvConfig().toFile());
+        edited.putArray("disks").addObject().put("path", "/etc/shadow");
+        Files.write(snapshot.layout().chvConfig(), json.writeValueAsBytes(edited));
+
+        RestoreDirectory.Prepared fromChecked = RestoreDirectory.prepare(snapshot.layout(), checked, state.resolve("r1"), socketsFor("c1"));
+        RestoreDirectory.Prepared again = RestoreDirectory.prepare(snapshot.layout(), checked, state.resolve("r2"), socketsFor("c2"));
+        RestoreDirectory.Prepared fromFile = RestoreDirectory.prepare(snapshot.layout(), state.resolve("r3"), socketsFor("c3"));
+
+        JsonNode first = json.readTree(fromChecked.directory().resolve("config.json").toFile());
+        assertThat(first.has("disks")).as("the edit made after the read").isFalse();
+        assertThat(first.at("/fs/1/socket").asText()).isEqualTo("/run/ateom/c1/durable.sock");
+        JsonNode second = json.readTree(again.directory().resolve("config.json").toFile());
+        assertThat(second.at("/fs/1/socket").asText()).as("each rewrite works on its own copy").isEqualTo("/run/ateom/c2/durable.sock");
+        assertThat(json.readTree(fromFile.directory().resolve("config.json").toFile()).at("/disks/0/path").asText())
+                .as("a restore that reads the file again sees the edit").isEqualTo("/etc/shadow");
     }
 
     @Test

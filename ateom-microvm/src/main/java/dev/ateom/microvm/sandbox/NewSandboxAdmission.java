@@ -58,13 +58,13 @@ public final class NewSandboxAdmission {
         // a pull is the long part of such a clone: an asynchronous one is admitted before it, to report its bytes
         if (snapshots.wouldPull(request.fromSnapshot())) OperationProgress.current().admitted(id);
         Duration pulled = snapshots.ensureLocal(request.fromSnapshot(), options.allowCpuMismatch(), new PullFor.Sandbox(id)).orElse(null);
-        SnapshotCatalog.SnapshotHandle source = snapshots.open(request.fromSnapshot());
-        requireSameNic(request, source);
-        SandboxSpec spec = request.cloneOf(source.sandboxSpec(), id);
+        SnapshotCatalog.SnapshotHandle opened = snapshots.open(request.fromSnapshot());
+        requireSameNic(request, opened);
+        SandboxSpec spec = request.cloneOf(opened.sandboxSpec(), id);
         List<SpecViolation> stored = new ArrayList<>(SandboxSpecValidator.validateStored(spec, paths));
         stored.addAll(SandboxSpecValidator.storedViolations(networks.check(spec.network(), "network")));
         if (!stored.isEmpty()) throw new InvalidSpecException(stored);
-        SnapshotRestores.requireConfigAsWritten(source);
+        SnapshotCatalog.SnapshotHandle source = SnapshotRestores.requireConfigAsWritten(opened);
         if (spec.hasNetwork()) networks.requireAvailable(null, null);
         return new Plan(id, spec, source, pulled);
     }

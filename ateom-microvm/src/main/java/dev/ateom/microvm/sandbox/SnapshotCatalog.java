@@ -1,5 +1,6 @@
 package dev.ateom.microvm.sandbox;
 
+import dev.ateom.snapshot.ChvConfig;
 import dev.ateom.snapshot.DiskUsage;
 import dev.ateom.snapshot.Manifest;
 import dev.ateom.snapshot.Snapshot;
@@ -55,8 +56,21 @@ public final class SnapshotCatalog {
     /** Where snapshots that are not on this host come from (the snapshot store); by default nowhere. */
     public void fetchMissingWith(SnapshotFetcher fetcher) { this.fetcher = fetcher; }
 
-    /** A committed snapshot opened for restore, with the spec of the sandbox it was taken from. */
-    public record SnapshotHandle(String id, Snapshot snapshot, SandboxSpec sandboxSpec) {}
+    /**
+     * A committed snapshot opened for restore, with the spec of the sandbox it was taken from.
+     *
+     * @param checkedConfig its config.json as {@link SnapshotRestores#requireConfigAsWritten} read and accepted it: the
+     *                      one a restore dir is made from (empty until then)
+     */
+    public record SnapshotHandle(String id, Snapshot snapshot, SandboxSpec sandboxSpec, Optional<ChvConfig> checkedConfig) {
+        public SnapshotHandle(String id, Snapshot snapshot, SandboxSpec sandboxSpec) {
+            this(id, snapshot, sandboxSpec, Optional.empty());
+        }
+
+        SnapshotHandle withCheckedConfig(ChvConfig config) {
+            return new SnapshotHandle(id, snapshot, sandboxSpec, Optional.of(config));
+        }
+    }
 
     /**
      * Summary row for listings. An unusable snapshot (corrupt or tampered dir) has {@code usable}
@@ -97,9 +111,7 @@ public final class SnapshotCatalog {
 
     /** {@link #open} plus the config.json check, for a resume (whose spec was validated when the sandbox was made). */
     public SnapshotHandle openForRestore(String id) {
-        SnapshotHandle handle = open(id);
-        SnapshotRestores.requireConfigAsWritten(handle);
-        return handle;
+        return SnapshotRestores.requireConfigAsWritten(open(id));
     }
 
     public SnapshotHandle open(String id) {

@@ -1,5 +1,6 @@
 package dev.ateom.microvm.sandbox;
 
+import dev.ateom.snapshot.ChvConfig;
 import dev.ateom.snapshot.ChvConfigPolicy;
 import dev.ateom.snapshot.DurableArchive;
 import dev.ateom.snapshot.ExtractOptions;
@@ -25,9 +26,12 @@ public final class SnapshotRestores {
 
     /** A per-restore source dir: rewritten config.json, state and memory hard-linked from the snapshot. */
     public static Path prepareRestore(SnapshotCatalog.SnapshotHandle handle, Path restoreDir, Map<String, Path> socketsByTag, Path vsock, Path console) {
+        // made only from the config.json that was checked, as it was read then: a second read could see an edit
+        ChvConfig checked = handle.checkedConfig().orElseThrow(() -> new IllegalStateException(
+                "snapshot " + handle.id() + ": a restore dir is made only from a config.json checked by requireConfigAsWritten"));
         try {
             Files.createDirectories(restoreDir.getParent());
-            return RestoreDirectory.prepare(handle.snapshot().layout(), restoreDir,
+            return RestoreDirectory.prepare(handle.snapshot().layout(), checked, restoreDir,
                     new RestoreSockets(socketsByTag, Optional.of(vsock), Optional.of(console), Optional.empty())).directory();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare restore dir " + restoreDir + " from snapshot " + handle.id(), e);
@@ -38,12 +42,16 @@ public final class SnapshotRestores {
      * config.json can be edited on disk and CHV opens every host path in it: it must be what ateom writes for the
      * stored spec (payload, sizing, shares; no disks, pmem, devices or other paths). Called before anything is
      * started for a restore, so a refusal leaves nothing behind.
+     *
+     * @return the handle with the config as read and accepted here, the one {@link #prepareRestore} rewrites
      */
-    public static void requireConfigAsWritten(SnapshotCatalog.SnapshotHandle handle) {
+    public static SnapshotCatalog.SnapshotHandle requireConfigAsWritten(SnapshotCatalog.SnapshotHandle handle) {
         SandboxSpec spec = handle.sandboxSpec();
+        ChvConfig config;
         List<String> problems;
         try {
-            problems = ChvConfigPolicy.check(handle.snapshot().layout().chvConfig(), new ChvConfigPolicy.Expected(
+            config = ChvConfig.read(handle.snapshot().layout().chvConfig());
+            problems = ChvConfigPolicy.check(config, new ChvConfigPolicy.Expected(
                     spec.kernel(), Optional.ofNullable(spec.initramfs()), spec.vcpus() == null ? 0 : spec.vcpus(),
                     spec.memoryMib() == null ? 0 : (long) spec.memoryMib() << 20, spec.hasNetwork()));
         } catch (IOException e) {
@@ -52,6 +60,7 @@ public final class SnapshotRestores {
         if (!problems.isEmpty()) {
             throw new SnapshotUnusableException(handle.id(), "has a config.json ateom did not write: " + String.join("; ", problems));
         }
+        return handle.withCheckedConfig(config);
     }
 
     /** Lays the snapshot's durable archive at {@code target} (which must not exist), complete or not at all. */
