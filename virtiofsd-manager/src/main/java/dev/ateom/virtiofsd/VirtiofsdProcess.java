@@ -83,6 +83,18 @@ public final class VirtiofsdProcess {
 
     public boolean isAlive() { return !exit.isDone() && stillRunning(); }
 
+    /**
+     * This process and every process below it, read now: with {@code --sandbox=namespace} the one that serves the
+     * guest (and holds the memory and threads of the share) is its child, forked once the socket listens. Whatever
+     * confines a share must take all of them: a child joins a cgroup only by its parent being in it when it forks.
+     */
+    public List<Long> treePids() {
+        List<Long> pids = new ArrayList<>();
+        pids.add(pid());
+        ProcessTree.descendants(pid()).forEach(descendant -> pids.add(descendant.pid()));
+        return List.copyOf(pids);
+    }
+
     /** What the daemon persists to adopt or kill this process after its own restart. */
     public ShareProcessRecord record() {
         return new ShareProcessRecord(spec, pid(), startTicks);

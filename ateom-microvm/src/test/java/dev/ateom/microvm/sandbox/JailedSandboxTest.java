@@ -5,6 +5,7 @@ import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.fixtures.wait.Eventually;
 import dev.ateom.jail.UidRange;
 import dev.ateom.microvm.config.ConfigOption;
+import dev.ateom.process.ProcessTree;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
@@ -50,9 +51,7 @@ class JailedSandboxTest {
         JsonNode jail = created.path("runtime").path("jail");
         assertJailed(created.path("runtime"));
         assertThat(daemon.metric(WARM_CLAIMS)).as("create claimed a warm, jailed member").isEqualTo(warm + 1);
-        // the three virtiofsd of the sandbox share its cgroup
-        List<Long> members = cgroupMembers(jail);
-        for (JsonNode share : created.path("runtime").path("shares")) assertThat(members).contains(share.path("pid").asLong());
+        assertSharesInCgroup(created.path("runtime"));
         assertThat(Files.readString(Path.of(firstPath(jail, "memory")).resolve(jail.path("cgroupVersion").asInt() == 1
                 ? "memory.limit_in_bytes" : "memory.max")).trim()).isEqualTo(jail.path("memoryBytes").asText());
 
@@ -71,11 +70,13 @@ class JailedSandboxTest {
         JsonNode resumed = daemon.post("/v1/sandboxes/jailed/resume", "{}").body().path("sandbox");
         assertThat(resumed.path("state").asText()).as(resumed.toString()).isEqualTo("RUNNING");
         assertJailed(resumed.path("runtime"));
+        assertSharesInCgroup(resumed.path("runtime"));
         assertThat(daemon.metric(WARM_CLAIMS)).as("resume claimed a warm member").isEqualTo(warm + 2);
 
         daemon.awaitPoolFull();
         JsonNode cloned = daemon.createOk(DaemonApi.cloneRequest(snapshotId, "jailed-clone")).body().path("sandbox");
         assertJailed(cloned.path("runtime"));
+        assertSharesInCgroup(cloned.path("runtime"));
         assertThat(daemon.metric(WARM_CLAIMS)).as("clone claimed a warm member").isEqualTo(warm + 3);
         assertThat(cloned.path("runtime").path("jail").path("uid").asInt()).as("never two live VMMs with one uid")
                 .isNotEqualTo(resumed.path("runtime").path("jail").path("uid").asInt());
@@ -278,6 +279,21 @@ class JailedSandboxTest {
             return !stat.substring(stat.lastIndexOf(')') + 2).startsWith("Z");
         } catch (IOException e) {
             return false;
+        }
+    }
+
+    /**
+     * The three virtiofsd of the sandbox share its cgroup, each with its whole tree: the namespace-sandbox child, which
+     * serves the guest and holds the share's memory, was forked before the move and would otherwise stay in the daemon's.
+     */
+    private static void assertSharesInCgroup(JsonNode runtime) throws IOException {
+        List<Long> members = cgroupMembers(runtime.path("jail"));
+        for (JsonNode share : runtime.path("shares")) {
+            long pid = share.path("pid").asLong();
+            List<Long> tree = new ArrayList<>(List.of(pid));
+            ProcessTree.descendants(pid).forEach(descendant -> tree.add(descendant.pid()));
+            assertThat(tree).as("virtiofsd %s and its sandbox child", share.path("tag").asText()).hasSizeGreaterThanOrEqualTo(2);
+            assertThat(members).as("the cgroup's members hold all of %s's tree", share.path("tag").asText()).containsAll(tree);
         }
     }
 

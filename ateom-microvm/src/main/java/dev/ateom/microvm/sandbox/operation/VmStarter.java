@@ -313,7 +313,8 @@ public final class VmStarter {
         List<Path> sockets = new ArrayList<>();
         shares.processes().forEach((kind, p) -> {
             sockets.add(p.socketPath());
-            jailer.joinCgroup(sandboxId, p.pid());
+            // the whole tree, parent first: the serving process is the namespace-sandbox child, forked before this
+            for (long pid : p.treePids()) jailer.joinCgroup(sandboxId, pid);
         });
         jailer.grantSockets(sandboxId, sockets);
     }
