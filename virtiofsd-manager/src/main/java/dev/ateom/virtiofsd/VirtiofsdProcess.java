@@ -84,15 +84,13 @@ public final class VirtiofsdProcess {
     public boolean isAlive() { return !exit.isDone() && stillRunning(); }
 
     /**
-     * This process and every process below it, read now: with {@code --sandbox=namespace} the one that serves the
-     * guest (and holds the memory and threads of the share) is its child, forked once the socket listens. Whatever
-     * confines a share must take all of them: a child joins a cgroup only by its parent being in it when it forks.
+     * The processes below this one, read now: with {@code --sandbox=namespace} the one that serves the guest (and holds
+     * the memory and threads of the share) is its child, forked once the socket listens. Whatever confines a share must
+     * take them too: a child joins a cgroup only by its parent being in it when it forks. So a caller moves this
+     * process first and reads these after: a child forked in between is born where its parent went.
      */
-    public List<Long> treePids() {
-        List<Long> pids = new ArrayList<>();
-        pids.add(pid());
-        ProcessTree.descendants(pid()).forEach(descendant -> pids.add(descendant.pid()));
-        return List.copyOf(pids);
+    public List<Long> descendantPids() {
+        return ProcessTree.descendants(pid()).stream().map(ProcessHandle::pid).toList();
     }
 
     /** What the daemon persists to adopt or kill this process after its own restart. */

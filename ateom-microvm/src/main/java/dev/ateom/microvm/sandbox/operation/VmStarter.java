@@ -313,8 +313,10 @@ public final class VmStarter {
         List<Path> sockets = new ArrayList<>();
         shares.processes().forEach((kind, p) -> {
             sockets.add(p.socketPath());
-            // the whole tree, parent first: the serving process is the namespace-sandbox child, forked before this
-            for (long pid : p.treePids()) jailer.joinCgroup(sandboxId, pid);
+            // the whole tree: the serving process is the namespace-sandbox child, forked before this. The parent first,
+            // its children read after: one forked in between is born in the cgroup
+            jailer.joinCgroup(sandboxId, p.pid());
+            for (long child : p.descendantPids()) jailer.joinCgroup(sandboxId, child);
         });
         jailer.grantSockets(sandboxId, sockets);
     }
