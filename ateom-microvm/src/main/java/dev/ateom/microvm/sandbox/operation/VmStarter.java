@@ -5,13 +5,11 @@ import dev.ateom.chv.ChvProcess;
 import dev.ateom.microvm.HostTools;
 import dev.ateom.microvm.PrivateDirs;
 import dev.ateom.microvm.config.DaemonConfig;
-import dev.ateom.microvm.jail.VmmJail;
 import dev.ateom.microvm.jail.PoolMemberJails;
 import dev.ateom.microvm.jail.VmmJailer;
 import dev.ateom.microvm.sandbox.NetworkRuntime;
 import dev.ateom.microvm.sandbox.Rollback;
 import dev.ateom.microvm.sandbox.SandboxRecord;
-import dev.ateom.microvm.sandbox.SandboxSpec;
 import dev.ateom.microvm.sandbox.ShareRuntime;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
 import dev.ateom.microvm.sandbox.SnapshotRestores;
@@ -41,10 +39,7 @@ import java.util.OptionalInt;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Supplier;
 
-import static java.lang.System.Logger.Level.INFO;
 import static java.lang.System.Logger.Level.WARNING;
 
 /**
@@ -62,20 +57,21 @@ public final class VmStarter {
     private final HostTools tools;
     private final VmmPool pool;
     private final VmmJailer jailer;
-    private final Optional<PoolMemberJails> memberJails;
     private final ShareSetsAhead sharesAhead;
     private final ClonesAhead clonesAhead;
+    /** With the jail on: how a bring-up gets its jailed CHV. */
+    private final Optional<JailedChvStart> jailedStart;
 
     public VmStarter(DaemonConfig config, SnapshotCatalog snapshots, HostTools tools, VmmPool pool, VmmJailer jailer,
             Optional<PoolMemberJails> memberJails, ShareSetsAhead sharesAhead, ClonesAhead clonesAhead) {
         this.pool = pool;
         this.clonesAhead = clonesAhead;
         this.jailer = jailer;
-        this.memberJails = memberJails;
         this.sharesAhead = sharesAhead;
         this.config = config;
         this.snapshots = snapshots;
         this.tools = tools;
+        this.jailedStart = memberJails.map(members -> new JailedChvStart(pool, jailer, members, config.childrenDieWithDaemon()));
     }
 
     /**
@@ -236,8 +232,7 @@ public final class VmStarter {
     public VmmJailer jailer() { return jailer; }
 
     /**
-     * A warm CHV from the pool moved into the epoch's dir (jailed: its hand-over, its sandbox's files and cgroup, running
-     * beside until {@link StartedChv#await}), or else one started now (jailed: in a jail made for it).
+     * A warm CHV from the pool moved into the epoch's dir, or else one started now; with the jail on, {@link JailedChvStart}'s.
      */
     StartedChv startChv(SandboxRecord record, SandboxLayout layout, SandboxLayout.EpochLayout el, int epoch, Optional<Path> restoreDir,
                         Rollback rollback) {
@@ -250,61 +245,7 @@ public final class VmStarter {
             rollback.add("kill cloud-hypervisor", chv::kill);
             return StartedChv.ready(chv);
         }
-        SandboxSpec spec = record.spec();
-        List<Path> readOnly = new ArrayList<>();
-        if (spec.kernel() != null) readOnly.add(Path.of(spec.kernel()));
-        if (spec.initramfs() != null) readOnly.add(Path.of(spec.initramfs()));
-        String name = layout.runDir().getFileName().toString();
-        int vcpus = spec.vcpus() == null ? 1 : spec.vcpus();
-        int memoryMib = spec.memoryMib() == null ? 512 : spec.memoryMib();
-        Path outbox = layout.sandboxDir().resolve("vmm-out");
-        // registered before the kill: the rollback runs last to first, so the jail ends after CHV is killed
-        rollback.add("end the jail of cloud-hypervisor", () -> jailer.release(record.id(), epoch));
-        Supplier<ChvProcess> cold = () -> {
-            VmmJail jail = jailer.prepare(record.id(), name, epoch, vcpus, memoryMib, readOnly, el.dir(), restoreDir, outbox,
-                    config.childrenDieWithDaemon());
-            ChvProcess chv = ChvProcess.start(launch.withJail(jail.prefix()).withEnvironment(jail.environment()));
-            rollback.add("kill cloud-hypervisor", chv::kill);
-            return chv;
-        };
-        CompletableFuture<Path> claimedFrom = new CompletableFuture<>();
-        CompletableFuture<VmmJail> handOver = new CompletableFuture<>();
-        Optional<String> misfit = memberJails.orElseThrow().misfit(memoryMib, readOnly, el.dir(), restoreDir, outbox);
-        misfit.ifPresent(why -> LOG.log(INFO, "no pooled cloud-hypervisor can serve " + record.id() + " (" + why + "): starting one cold"));
-        Optional<ChvProcess> warm = misfit.isPresent() ? pool.passOver() : pool.claim(el, (memberDir, member) -> {
-            claimedFrom.complete(memberDir);
-            Thread.ofVirtual().name("jail-hand-over-" + record.id()).start(() -> {
-                try {
-                    handOver.complete(memberJails.orElseThrow().handOver(memberDir, record.id(), epoch, vcpus, memoryMib, readOnly, el.dir(),
-                            restoreDir, outbox));
-                } catch (Throwable e) {
-                    // whatever ends the hand-over ends the future: the bring-up waits on it
-                    handOver.completeExceptionally(e);
-                }
-            });
-        });
-        if (warm.isEmpty()) return StartedChv.ready(cold.get());
-        ChvProcess member = warm.get();
-        Path memberDir = claimedFrom.join();
-        // once: a cold VMM started instead has the claim's paths (socket, logs) by then
-        AtomicBoolean discarded = new AtomicBoolean();
-        Runnable discard = () -> {
-            if (discarded.compareAndSet(false, true)) pool.discardClaimed(memberDir, member);
-        };
-        rollback.add("kill cloud-hypervisor", member::kill);
-        // a bring-up failing before it awaited the hand-over: the hand-over ends first; a failed one leaves the member's
-        // jail to the pool's discard (the jail made for the sandbox, if any, ends by the first entry above)
-        rollback.add("await the hand-over of the pooled cloud-hypervisor", () -> {
-            try {
-                handOver.join();
-            } catch (CompletionException e) {
-                discard.run();
-            }
-        });
-        return StartedChv.handingOver(member, handOver, failure -> {
-            discard.run();
-            return cold.get();
-        });
+        return jailedStart.orElseThrow().start(record, layout, el, epoch, restoreDir, launch, rollback);
     }
 
     /** A jailed VMM's virtiofsd: their sockets handed to its uid, the processes moved into its cgroup. */
