@@ -18,36 +18,22 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.api.io.TempDir;
 
 /** What the daemon needs after its own restart: adopt running virtiofsd, kill leftovers, and the parent-death signal. */
 class AdoptionTest {
 
-    private static LauncherUnderTest fixture;
-    private static Path base;
-    private static VirtiofsdLauncher launcher;
+    @RegisterExtension
+    static final LauncherUnderTest fixture = new LauncherUnderTest("vfsd-adopt");
     private Path shared;
     private Path run;
 
-    @BeforeAll
-    static void createLauncher() throws IOException {
-        fixture = LauncherUnderTest.open("vfsd-adopt");
-        base = fixture.base();
-        launcher = fixture.launcher();
-    }
-
-    @AfterAll
-    static void nothingLeaked() throws IOException {
-        fixture.closeAndCheckNothingLeaked();
-    }
-
     @BeforeEach
     void dirs() throws IOException {
-        Path test = Files.createTempDirectory(base, "t");
+        Path test = Files.createTempDirectory(fixture.base(), "t");
         shared = Files.createDirectories(test.resolve("share"));
         run = Files.createDirectories(test.resolve("run"));
     }
@@ -58,7 +44,7 @@ class AdoptionTest {
 
     @Test
     void adoptsByRecordAndStopsTheAdoptedProcess() throws Exception {
-        ShareProcessRecord record = launcher.start(survivingSpec()).record();
+        ShareProcessRecord record = fixture.launcher().start(survivingSpec()).record();
 
         try (VirtiofsdLauncher restarted = TestVirtiofsd.launcher()) {
             VirtiofsdProcess adopted = restarted.adopt(record);
@@ -79,7 +65,7 @@ class AdoptionTest {
 
     @Test
     void adoptsFromThePidFileAndSeesTheFrontendDisconnect() throws Exception {
-        VirtiofsdProcess original = launcher.start(survivingSpec());
+        VirtiofsdProcess original = fixture.launcher().start(survivingSpec());
 
         try (VirtiofsdLauncher restarted = TestVirtiofsd.launcher()) {
             VirtiofsdProcess adopted = restarted.adoptFromPidFile(survivingSpec());
@@ -101,7 +87,7 @@ class AdoptionTest {
             Path dir = Files.createDirectories(shared.resolve(kind.shortName()));
             specs.add(ShareSpec.inRunDir("sb-adopt", kind, dir, run, ShareOptions.DEFAULT.withDieWithDaemon(false)));
         }
-        List<ShareProcessRecord> records = ShareSet.start(launcher, specs).records();
+        List<ShareProcessRecord> records = ShareSet.start(fixture.launcher(), specs).records();
 
         try (VirtiofsdLauncher restarted = TestVirtiofsd.launcher()) {
             List<ShareProcessRecord> oneWrong = new ArrayList<>(records);
@@ -126,11 +112,11 @@ class AdoptionTest {
         Process sleeper = new ProcessBuilder("sleep", "30").start();
         try {
             ShareProcessRecord wrong = new ShareProcessRecord(survivingSpec(), sleeper.pid(), 0);
-            assertThatThrownBy(() -> launcher.adopt(wrong))
+            assertThatThrownBy(() -> fixture.launcher().adopt(wrong))
                     .isInstanceOf(VirtiofsdException.class)
                     .hasMessageContaining("refusing to adopt pid " + sleeper.pid())
                     .hasMessageContaining("'sleep 30'");
-            assertThat(launcher.killLeftovers(wrong)).isEmpty();
+            assertThat(fixture.launcher().killLeftovers(wrong)).isEmpty();
             assertThat(sleeper.isAlive()).isTrue();
         } finally {
             sleeper.destroyForcibly().waitFor();
@@ -139,13 +125,13 @@ class AdoptionTest {
 
     @Test
     void refusesAVirtiofsdOnAnotherSocketAndAReusedPid() {
-        VirtiofsdProcess process = launcher.start(survivingSpec());
+        VirtiofsdProcess process = fixture.launcher().start(survivingSpec());
         try {
             ShareSpec elsewhere = survivingSpec().withSocketPath(run.resolve("other.sock"));
-            assertThatThrownBy(() -> launcher.adopt(new ShareProcessRecord(elsewhere, process.pid(), 0)))
+            assertThatThrownBy(() -> fixture.launcher().adopt(new ShareProcessRecord(elsewhere, process.pid(), 0)))
                     .hasMessageContaining("it is not virtiofsd on " + run.resolve("other.sock"));
             ShareProcessRecord reused = new ShareProcessRecord(survivingSpec(), process.pid(), process.record().startTicks() + 1);
-            assertThatThrownBy(() -> launcher.adopt(reused)).hasMessageContaining("pid reused");
+            assertThatThrownBy(() -> fixture.launcher().adopt(reused)).hasMessageContaining("pid reused");
             assertThat(process.isAlive()).isTrue();
         } finally {
             process.stop();
@@ -154,10 +140,10 @@ class AdoptionTest {
 
     @Test
     void refusesAPidThatIsGone() throws Exception {
-        VirtiofsdProcess process = launcher.start(survivingSpec());
+        VirtiofsdProcess process = fixture.launcher().start(survivingSpec());
         ShareProcessRecord record = process.record();
         process.stop();
-        assertThatThrownBy(() -> launcher.adopt(record))
+        assertThatThrownBy(() -> fixture.launcher().adopt(record))
                 .isInstanceOf(VirtiofsdException.class)
                 .hasMessageContaining("cannot adopt virtiofsd pid " + record.pid());
     }
@@ -174,7 +160,7 @@ class AdoptionTest {
             awaitListening(socketA);
             awaitListening(socketB);
 
-            List<Long> killed = launcher.killLeftovers(socketA);
+            List<Long> killed = fixture.launcher().killLeftovers(socketA);
 
             assertThat(killed).contains(leftoverA.pid());
             assertThat(leftoverA.waitFor(5, TimeUnit.SECONDS)).isTrue();
@@ -186,7 +172,7 @@ class AdoptionTest {
             assertThat(bystander.isAlive()).isTrue();
         } finally {
             bystander.destroyForcibly().waitFor();
-            launcher.killLeftovers(socketB);
+            fixture.launcher().killLeftovers(socketB);
             leftoverB.waitFor(5, TimeUnit.SECONDS);
         }
         assertThat(socketB).doesNotExist();
@@ -203,7 +189,7 @@ class AdoptionTest {
                 new ProcessBuilder("kill", "-STOP", Long.toString(serving.pid())).start().waitFor();
             }
 
-            assertThat(launcher.killLeftovers(socket)).contains(leftover.pid());
+            assertThat(fixture.launcher().killLeftovers(socket)).contains(leftover.pid());
 
             assertThat(leftover.waitFor(5, TimeUnit.SECONDS)).isTrue();
             assertThat(leftover.exitValue()).as("killed by SIGKILL").isEqualTo(128 + 9);
@@ -244,7 +230,7 @@ class AdoptionTest {
             assertThat(leftover.inputReader().readLine()).isEqualTo("ready");
             assertThat(UnixSocketTable.listeningInodes(socket)).isNotEmpty();
 
-            assertThat(launcher.killLeftovers(socket)).containsExactly(leftover.pid());
+            assertThat(fixture.launcher().killLeftovers(socket)).containsExactly(leftover.pid());
 
             assertThat(UnixSocketTable.listeningInodes(socket)).as("nothing listens on the path any more").isEmpty();
             assertThat(socket).doesNotExist();
@@ -265,7 +251,7 @@ class AdoptionTest {
         awaitGone(virtiofsd, "virtiofsd " + virtiofsd + " to be gone after the daemon was killed");
         Eventually.until(Duration.ofSeconds(5), () -> ProcessLeaks.mentioning(run).isEmpty(), "no process to mention " + run,
                 () -> ProcessLeaks.mentioning(run).toString());
-        launcher.killLeftovers(run.resolve("durable.sock")); // the stale socket and pid file
+        fixture.launcher().killLeftovers(run.resolve("durable.sock")); // the stale socket and pid file
     }
 
     @Test
@@ -278,7 +264,7 @@ class AdoptionTest {
         assertThat(ProcessStatus.survives(virtiofsd)).as("still running").isTrue();
 
         ShareSpec spec = ShareSpec.inRunDir("sb-standin", ShareKind.DURABLE, shared, run, ShareOptions.DEFAULT.withDieWithDaemon(false));
-        VirtiofsdProcess adopted = launcher.adoptFromPidFile(spec);
+        VirtiofsdProcess adopted = fixture.launcher().adoptFromPidFile(spec);
         assertThat(adopted.pid()).isEqualTo(virtiofsd);
         try (VhostUserFrontend frontend = VhostUserFrontend.connect(spec.socketPath())) {
             assertThat(frontend.getFeatures()).isNotZero();

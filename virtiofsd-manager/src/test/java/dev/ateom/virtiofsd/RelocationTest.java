@@ -3,14 +3,12 @@ package dev.ateom.virtiofsd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
-import java.io.IOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
 import java.util.concurrent.TimeUnit;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /**
  * {@link VirtiofsdProcess#relocate}, with the real virtiofsd: a share whose shared dir, log and pid file were renamed and
@@ -18,17 +16,8 @@ import org.junit.jupiter.api.Test;
  */
 class RelocationTest {
 
-    private static LauncherUnderTest fixture;
-
-    @BeforeAll
-    static void createLauncher() throws IOException {
-        fixture = LauncherUnderTest.open("vfsd-move");
-    }
-
-    @AfterAll
-    static void nothingLeaked() throws IOException {
-        fixture.closeAndCheckNothingLeaked();
-    }
+    @RegisterExtension
+    static final LauncherUnderTest fixture = new LauncherUnderTest("vfsd-move");
 
     @Test
     void aRelocatedShareServesThroughItsNewSocketNameAndItsExitCleansTheNewPaths() throws Exception {

@@ -11,35 +11,21 @@ import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** The three shares of a sandbox together, with the real virtiofsd. */
 class ShareSetTest {
 
-    private static LauncherUnderTest fixture;
-    private static Path base;
-    private static VirtiofsdLauncher launcher;
+    @RegisterExtension
+    static final LauncherUnderTest fixture = new LauncherUnderTest("vfsd-set");
     private Path sandboxDir;
     private Path run;
 
-    @BeforeAll
-    static void createLauncher() throws IOException {
-        fixture = LauncherUnderTest.open("vfsd-set");
-        base = fixture.base();
-        launcher = fixture.launcher();
-    }
-
-    @AfterAll
-    static void nothingLeaked() throws IOException {
-        fixture.closeAndCheckNothingLeaked();
-    }
-
     @BeforeEach
     void dirs() throws IOException {
-        sandboxDir = Files.createTempDirectory(base, "sb");
+        sandboxDir = Files.createTempDirectory(fixture.base(), "sb");
         run = Files.createDirectories(sandboxDir.resolve("run"));
         for (ShareKind kind : ShareKind.values()) {
             Files.createDirectories(sandboxDir.resolve(kind.shortName()));
@@ -56,7 +42,7 @@ class ShareSetTest {
 
     @Test
     void startsAllThreeWhoseSocketsAcceptAndStopLeavesNoProcessNorSocket() throws Exception {
-        ShareSet set = ShareSet.start(launcher, specs());
+        ShareSet set = ShareSet.start(fixture.launcher(), specs());
 
         assertThat(set.processes()).containsOnlyKeys(ShareKind.values());
         assertThat(set.socketsByTag()).containsOnlyKeys("ateRootfs", "ateDurable", "ateSystemInfo");
@@ -93,7 +79,7 @@ class ShareSetTest {
         Files.writeString(wrapper, "#!/bin/sh\ncase \"$*\" in\n  *--tag=ateSystemInfo*) sleep 0.3; echo 'Error: boom on system-info' >&2; exit 3;;\nesac\n"
                 + "exec '" + TestVirtiofsd.binaryPath() + "' \"$@\"\n");
         Files.setPosixFilePermissions(wrapper, PosixFilePermissions.fromString("rwxr-xr-x"));
-        try (VirtiofsdLauncher flaky = new VirtiofsdLauncher(VirtiofsdBinary.probe(wrapper), launcher.settings())) {
+        try (VirtiofsdLauncher flaky = new VirtiofsdLauncher(VirtiofsdBinary.probe(wrapper), fixture.launcher().settings())) {
             assertThatThrownBy(() -> ShareSet.start(flaky, specs()))
                     .isInstanceOfSatisfying(ShareStartException.class,
                             e -> assertThat(e.failedShare()).isEqualTo(ShareKind.SYSTEM_INFO))
@@ -115,7 +101,7 @@ class ShareSetTest {
         Path missing = sandboxDir.resolve("no-such-durable");
         specs.set(1, ShareSpec.inRunDir("sb-set", ShareKind.DURABLE, missing, run, ShareOptions.DEFAULT));
 
-        assertThatThrownBy(() -> ShareSet.start(launcher, specs))
+        assertThatThrownBy(() -> ShareSet.start(fixture.launcher(), specs))
                 .isInstanceOf(VirtiofsdException.class)
                 .hasMessageContaining("share ateDurable: shared dir " + missing + " does not exist");
         assertThat(ProcessLeaks.mentioning(sandboxDir)).isEmpty();
@@ -128,15 +114,15 @@ class ShareSetTest {
     void twoSharesOnOneSocketAreRefused() {
         List<ShareSpec> specs = specs();
         List<ShareSpec> clashing = List.of(specs.get(0), specs.get(1).withSocketPath(specs.get(0).socketPath()));
-        assertThatThrownBy(() -> ShareSet.start(launcher, clashing))
+        assertThatThrownBy(() -> ShareSet.start(fixture.launcher(), clashing))
                 .hasMessageContaining("is used by two shares");
         assertThat(ProcessLeaks.mentioning(sandboxDir)).isEmpty();
     }
 
     @Test
     void restartBringsUpAFreshSetOnNewSockets() throws Exception {
-        ShareSet first = ShareSet.start(launcher, specs());
-        ShareSet second = first.restart(launcher, spec -> run.resolve(spec.kind().shortName() + "-2.sock"));
+        ShareSet first = ShareSet.start(fixture.launcher(), specs());
+        ShareSet second = first.restart(fixture.launcher(), spec -> run.resolve(spec.kind().shortName() + "-2.sock"));
         try {
             assertThat(first.processes().values()).noneMatch(VirtiofsdProcess::isAlive);
             assertThat(second.socketsByTag().get("ateDurable")).isEqualTo(run.resolve("durable-2.sock"));

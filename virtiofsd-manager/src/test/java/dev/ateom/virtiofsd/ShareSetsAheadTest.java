@@ -10,32 +10,18 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 
 /** Share sets started ahead of their claim, with the real virtiofsd: handed out once, matched, bounded, never leaked. */
 class ShareSetsAheadTest {
 
-    private static LauncherUnderTest fixture;
-    private static Path base;
-    private static VirtiofsdLauncher launcher;
-
-    @BeforeAll
-    static void createLauncher() throws IOException {
-        fixture = LauncherUnderTest.open("vfsd-ahead");
-        base = fixture.base();
-        launcher = fixture.launcher();
-    }
-
-    @AfterAll
-    static void nothingLeaked() throws IOException {
-        fixture.closeAndCheckNothingLeaked();
-    }
+    @RegisterExtension
+    static final LauncherUnderTest fixture = new LauncherUnderTest("vfsd-ahead");
 
     /** The three shares of one sandbox, in a fresh dir. */
     private static List<ShareSpec> specs(String sandbox) throws IOException {
-        Path dir = Files.createTempDirectory(base, sandbox);
+        Path dir = Files.createTempDirectory(fixture.base(), sandbox);
         Path run = Files.createDirectories(dir.resolve("run"));
         Map<ShareKind, Path> dirs = new EnumMap<>(ShareKind.class);
         for (ShareKind kind : ShareKind.values()) dirs.put(kind, Files.createDirectories(dir.resolve(kind.shortName())));
@@ -46,7 +32,7 @@ class ShareSetsAheadTest {
     void aClaimWithTheSameSpecsGetsTheSetServingOnceAndASecondClaimGetsNothing() throws Exception {
         try (ShareSetsAhead ahead = new ShareSetsAhead(2)) {
             List<ShareSpec> specs = specs("sb-a");
-            assertThat(ahead.startAhead("sb-a", launcher, specs)).isTrue();
+            assertThat(ahead.startAhead("sb-a", fixture.launcher(), specs)).isTrue();
 
             Optional<ShareSet> claimed = ahead.claim("sb-a", specs);
 
@@ -67,7 +53,7 @@ class ShareSetsAheadTest {
     void aClaimWithOtherSpecsGetsNothingAndTheSetIsKilled() throws Exception {
         try (ShareSetsAhead ahead = new ShareSetsAhead(2)) {
             List<ShareSpec> specs = specs("sb-b");
-            ahead.startAhead("sb-b", launcher, specs);
+            ahead.startAhead("sb-b", fixture.launcher(), specs);
 
             assertThat(ahead.claim("sb-b", specs("sb-b"))).isEmpty();
 
@@ -79,7 +65,7 @@ class ShareSetsAheadTest {
     void aSetWithAShareThatExitedIsNotHandedOutAndTheRestIsKilled() throws Exception {
         try (ShareSetsAhead ahead = new ShareSetsAhead(2)) {
             List<ShareSpec> specs = specs("sb-c");
-            ahead.startAhead("sb-c", launcher, specs);
+            ahead.startAhead("sb-c", fixture.launcher(), specs);
             awaitStartEnded(ahead, "sb-c");
             // started and serving, then one share dies before the claim: a crash the claimant must not inherit
             Path durableSocket = specs.stream().filter(s -> s.kind() == ShareKind.DURABLE).findFirst().orElseThrow().socketPath();
@@ -100,15 +86,15 @@ class ShareSetsAheadTest {
         List<ShareSpec> second = specs("sb-d2");
         List<ShareSpec> third = specs("sb-d3");
         ShareSetsAhead ahead = new ShareSetsAhead(2);
-        ahead.startAhead("sb-d1", launcher, first);
-        ahead.startAhead("sb-d2", launcher, second);
-        ahead.startAhead("sb-d3", launcher, third);
+        ahead.startAhead("sb-d1", fixture.launcher(), first);
+        ahead.startAhead("sb-d2", fixture.launcher(), second);
+        ahead.startAhead("sb-d3", fixture.launcher(), third);
 
         assertThat(ahead.size()).isEqualTo(2);
         assertThat(ProcessLeaks.mentioning(first.getFirst().socketPath().getParent())).as("the oldest made room").isEmpty();
         ahead.close();
 
-        assertThat(ahead.startAhead("sb-d4", launcher, specs("sb-d4"))).as("closed").isFalse();
+        assertThat(ahead.startAhead("sb-d4", fixture.launcher(), specs("sb-d4"))).as("closed").isFalse();
         for (List<ShareSpec> specs : List.of(second, third)) {
             assertThat(ProcessLeaks.mentioning(specs.getFirst().socketPath().getParent())).isEmpty();
         }
@@ -118,9 +104,9 @@ class ShareSetsAheadTest {
     void aClaimForASetThatIsMakingRoomAnswersOnlyOnceItsProcessesAreGone() throws Exception {
         try (ShareSetsAhead ahead = new ShareSetsAhead(1)) {
             List<ShareSpec> evicted = specs("sb-g1");
-            ahead.startAhead("sb-g1", launcher, evicted);
+            ahead.startAhead("sb-g1", fixture.launcher(), evicted);
             // the second set makes room: its caller kills the first once the first's start is done (tens of ms)
-            Thread maker = Thread.ofVirtual().start(() -> ahead.startAhead("sb-g2", launcher, uncheckedSpecs("sb-g2")));
+            Thread maker = Thread.ofVirtual().start(() -> ahead.startAhead("sb-g2", fixture.launcher(), uncheckedSpecs("sb-g2")));
             awaitDropped(ahead, "sb-g1");
 
             // its resume finds no set, and starts its own virtiofsd on the same paths: none of the old may hold them
@@ -135,7 +121,7 @@ class ShareSetsAheadTest {
     void aTakeReturnsWhileTheStartRunsAndItsAwaitGivesTheSetOnceItServes() throws Exception {
         try (ShareSetsAhead ahead = new ShareSetsAhead(2)) {
             List<ShareSpec> specs = specs("sb-t");
-            ahead.startAhead("sb-t", launcher, specs);
+            ahead.startAhead("sb-t", fixture.launcher(), specs);
 
             ShareSetsAhead.Claim claim = ahead.take("sb-t", specs);
 
@@ -157,9 +143,9 @@ class ShareSetsAheadTest {
         try (ShareSetsAhead none = new ShareSetsAhead(0); ShareSetsAhead one = new ShareSetsAhead(1)) {
             assertThat(none.enabled()).isFalse();
             assertThat(one.enabled()).isTrue();
-            assertThat(none.startAhead("sb-e", launcher, specs("sb-e"))).isFalse();
+            assertThat(none.startAhead("sb-e", fixture.launcher(), specs("sb-e"))).isFalse();
             List<ShareSpec> specs = specs("sb-f");
-            one.startAhead("sb-f", launcher, specs);
+            one.startAhead("sb-f", fixture.launcher(), specs);
 
             one.discard("sb-f");
 

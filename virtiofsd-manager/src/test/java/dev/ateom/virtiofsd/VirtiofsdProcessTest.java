@@ -19,37 +19,23 @@ import java.util.Set;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import java.util.stream.Collectors;
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.extension.RegisterExtension;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /** One virtiofsd at a time, real processes. */
 class VirtiofsdProcessTest {
 
-    private static LauncherUnderTest fixture;
-    private static Path base;
-    private static VirtiofsdLauncher launcher;
+    @RegisterExtension
+    static final LauncherUnderTest fixture = new LauncherUnderTest("vfsd-proc");
     private Path shared;
     private Path run;
 
-    @BeforeAll
-    static void createLauncher() throws IOException {
-        fixture = LauncherUnderTest.open("vfsd-proc");
-        base = fixture.base();
-        launcher = fixture.launcher();
-    }
-
-    @AfterAll
-    static void nothingLeaked() throws IOException {
-        fixture.closeAndCheckNothingLeaked();
-    }
-
     @BeforeEach
     void dirs() throws IOException {
-        Path test = Files.createTempDirectory(base, "t");
+        Path test = Files.createTempDirectory(fixture.base(), "t");
         shared = Files.createDirectories(test.resolve("share"));
         run = Files.createDirectories(test.resolve("run"));
     }
@@ -60,10 +46,10 @@ class VirtiofsdProcessTest {
 
     @Test
     void startsListensAnswersVhostUserAndStopsWithoutLeavingAnything() throws Exception {
-        VirtiofsdProcess process = launcher.start(spec(ShareKind.DURABLE));
+        VirtiofsdProcess process = fixture.launcher().start(spec(ShareKind.DURABLE));
 
         assertThat(Files.readString(process.spec().pidFile()).strip()).isEqualTo(Long.toString(process.pid()));
-        assertThat(launcher.running()).contains(process);
+        assertThat(fixture.launcher().running()).contains(process);
         try (VhostUserFrontend frontend = VhostUserFrontend.connect(process.socketPath())) {
             assertThat(frontend.getFeatures() & VhostUserFrontend.PROTOCOL_FEATURES_BIT).isNotZero();
             VirtiofsdExit exit = process.stop();
@@ -72,13 +58,13 @@ class VirtiofsdProcessTest {
         assertThat(LinuxProcess.read(process.pid()).filter(p -> !p.isZombie())).isEmpty();
         assertThat(process.socketPath()).doesNotExist();
         assertThat(process.spec().pidFile()).doesNotExist();
-        assertThat(launcher.running()).doesNotContain(process);
+        assertThat(fixture.launcher().running()).doesNotContain(process);
         assertThat(ProcessLeaks.mentioning(run)).isEmpty();
     }
 
     @Test
     void frontendDisconnectIsReportedAsSuchNotAsACrash() throws Exception {
-        VirtiofsdProcess process = launcher.start(spec(ShareKind.SYSTEM_INFO));
+        VirtiofsdProcess process = fixture.launcher().start(spec(ShareKind.SYSTEM_INFO));
         try (VhostUserFrontend frontend = VhostUserFrontend.connect(process.socketPath())) {
             frontend.getFeatures();
             frontend.setOwner();
@@ -96,7 +82,7 @@ class VirtiofsdProcessTest {
 
     @Test
     void killEndsItAndItsSandboxChildAtOnceAsAStop() throws Exception {
-        VirtiofsdProcess process = launcher.start(spec(ShareKind.ROOTFS));
+        VirtiofsdProcess process = fixture.launcher().start(spec(ShareKind.ROOTFS));
         Set<Long> sandboxChildren = childPids(process.pid());
         assertThat(sandboxChildren).as("the namespace sandbox's child").isNotEmpty();
 
@@ -112,7 +98,7 @@ class VirtiofsdProcessTest {
 
     @Test
     void killMinus9IsReportedAsACrashWithTheSignal() throws Exception {
-        VirtiofsdProcess process = launcher.start(spec(ShareKind.ROOTFS));
+        VirtiofsdProcess process = fixture.launcher().start(spec(ShareKind.ROOTFS));
         Set<Long> sandboxChildren = childPids(process.pid());
 
         kill("-9", process.pid());
@@ -129,7 +115,7 @@ class VirtiofsdProcessTest {
 
     @Test
     void killingTheSandboxedChildIsACrashToo() throws Exception {
-        VirtiofsdProcess process = launcher.start(spec(ShareKind.ROOTFS));
+        VirtiofsdProcess process = fixture.launcher().start(spec(ShareKind.ROOTFS));
         Set<Long> children = settledChildPids(process.pid());
         assertThat(children).as("namespace sandbox forks a child").hasSize(1);
 
@@ -142,7 +128,7 @@ class VirtiofsdProcessTest {
 
     @Test
     void stopSendsSigkillWhenSigtermIsIgnored() throws Exception {
-        VirtiofsdProcess process = launcher.start(spec(ShareKind.ROOTFS));
+        VirtiofsdProcess process = fixture.launcher().start(spec(ShareKind.ROOTFS));
         kill("-STOP", process.pid()); // a stopped process cannot act on SIGTERM; SIGKILL still works
 
         VirtiofsdExit exit = process.stop(Duration.ofMillis(300));
@@ -155,7 +141,7 @@ class VirtiofsdProcessTest {
 
     @Test
     void restartServesTheSameShareOnANewSocket() throws Exception {
-        VirtiofsdProcess first = launcher.start(spec(ShareKind.DURABLE));
+        VirtiofsdProcess first = fixture.launcher().start(spec(ShareKind.DURABLE));
         Path newSocket = run.resolve("durable-2.sock");
 
         VirtiofsdProcess second = first.restart(newSocket);
@@ -181,7 +167,7 @@ class VirtiofsdProcessTest {
         Files.writeString(spec.pidFile(), "999999\n");
         assertThat(Files.exists(spec.socketPath(), LinkOption.NOFOLLOW_LINKS)).isTrue();
 
-        VirtiofsdProcess process = launcher.start(spec);
+        VirtiofsdProcess process = fixture.launcher().start(spec);
         try {
             assertThat(Files.readString(spec.pidFile()).strip()).isEqualTo(Long.toString(process.pid()));
             try (VhostUserFrontend frontend = VhostUserFrontend.connect(spec.socketPath())) {
@@ -194,9 +180,9 @@ class VirtiofsdProcessTest {
 
     @Test
     void socketPathAnotherVirtiofsdListensOnIsRefused() {
-        VirtiofsdProcess first = launcher.start(spec(ShareKind.DURABLE));
+        VirtiofsdProcess first = fixture.launcher().start(spec(ShareKind.DURABLE));
         try {
-            assertThatThrownBy(() -> launcher.start(spec(ShareKind.DURABLE)))
+            assertThatThrownBy(() -> fixture.launcher().start(spec(ShareKind.DURABLE)))
                     .isInstanceOf(VirtiofsdException.class)
                     .hasMessageContaining("is in use")
                     .hasMessageContaining(first.socketPath().toString());
@@ -210,7 +196,7 @@ class VirtiofsdProcessTest {
     @Test
     void startingFromAThreadThatEndsDoesNotTriggerTheParentDeathSignal() throws Exception {
         AtomicReference<VirtiofsdProcess> started = new AtomicReference<>();
-        Thread shortLived = Thread.ofPlatform().name("short-starter").start(() -> started.set(launcher.start(spec(ShareKind.ROOTFS))));
+        Thread shortLived = Thread.ofPlatform().name("short-starter").start(() -> started.set(fixture.launcher().start(spec(ShareKind.ROOTFS))));
         shortLived.join();
         // once the kernel's task of the thread is gone, a parent-death signal it caused is pending or done
         Eventually.until(Duration.ofSeconds(5), () -> !ProcessStatus.threadExists("short-starter"), "the starting thread to end");
@@ -228,7 +214,7 @@ class VirtiofsdProcessTest {
     @EnumSource(ShareOptions.SandboxMode.class)
     void theRealVirtiofsdAcceptsEverySandboxModeAndTheOtherOptions(ShareOptions.SandboxMode mode) throws Exception {
         ShareOptions options = new ShareOptions(mode, 2, ShareOptions.LogLevel.DEBUG, true);
-        VirtiofsdProcess process = launcher.start(spec(ShareKind.SYSTEM_INFO).withOptions(options));
+        VirtiofsdProcess process = fixture.launcher().start(spec(ShareKind.SYSTEM_INFO).withOptions(options));
         try (VhostUserFrontend frontend = VhostUserFrontend.connect(process.socketPath())) {
             assertThat(frontend.getFeatures()).isNotZero();
         }
@@ -240,7 +226,7 @@ class VirtiofsdProcessTest {
     @Test
     void missingSharedDirIsRefusedBeforeAnythingStarts() {
         ShareSpec spec = ShareSpec.inRunDir("sb-test", ShareKind.DURABLE, shared.resolve("missing"), run, ShareOptions.DEFAULT);
-        assertThatThrownBy(() -> launcher.start(spec))
+        assertThatThrownBy(() -> fixture.launcher().start(spec))
                 .isInstanceOf(VirtiofsdException.class)
                 .hasMessage("sandbox sb-test share ateDurable: shared dir " + shared.resolve("missing") + " does not exist");
         assertNothingStarted();
@@ -250,7 +236,7 @@ class VirtiofsdProcessTest {
     void sharedDirThatIsAFileIsRefused() throws IOException {
         Path file = Files.writeString(shared.resolve("file"), "x");
         ShareSpec spec = ShareSpec.inRunDir("sb-test", ShareKind.ROOTFS, file, run, ShareOptions.DEFAULT);
-        assertThatThrownBy(() -> launcher.start(spec))
+        assertThatThrownBy(() -> fixture.launcher().start(spec))
                 .hasMessageContaining("shared dir " + file + " is not a directory");
         assertNothingStarted();
     }
@@ -259,7 +245,7 @@ class VirtiofsdProcessTest {
     void tooLongSocketPathIsRefusedBeforeAnythingStarts() throws IOException {
         Path deep = Files.createDirectories(run.resolve("d".repeat(100)));
         ShareSpec spec = spec(ShareKind.ROOTFS).withSocketPath(deep.resolve("rootfs.sock"));
-        assertThatThrownBy(() -> launcher.start(spec))
+        assertThatThrownBy(() -> fixture.launcher().start(spec))
                 .isInstanceOf(VirtiofsdException.class)
                 .hasMessageContaining("socket path " + spec.socketPath())
                 .hasMessageContaining("longer than the 107 bytes");
@@ -272,14 +258,14 @@ class VirtiofsdProcessTest {
         int nameLength = 107 - prefix.length();
         Path socket = Path.of(prefix + "s".repeat(nameLength - 5) + ".sock");
         assertThat(socket.toString()).hasSize(107);
-        VirtiofsdProcess process = launcher.start(spec(ShareKind.ROOTFS).withSocketPath(socket));
+        VirtiofsdProcess process = fixture.launcher().start(spec(ShareKind.ROOTFS).withSocketPath(socket));
         process.stop();
     }
 
     @Test
     void missingSocketDirectoryIsRefused() {
         ShareSpec spec = spec(ShareKind.ROOTFS).withSocketPath(run.resolve("gone/rootfs.sock"));
-        assertThatThrownBy(() -> launcher.start(spec)).hasMessageContaining("directory of socket path");
+        assertThatThrownBy(() -> fixture.launcher().start(spec)).hasMessageContaining("directory of socket path");
         assertNothingStarted();
     }
 
