@@ -107,6 +107,15 @@ public final class ShareSet {
         return processes;
     }
 
+    /**
+     * The shares whose process has ended: its exit seen, or the pid gone. One native liveness check per share (not the
+     * {@code /proc} reads of {@link VirtiofsdProcess#isAlive}), so a bring-up can ask it on its path; a process killed
+     * but not yet reaped still counts as running.
+     */
+    public List<ShareKind> exited() {
+        return processes.values().stream().filter(p -> p.exitedAlready() || !p.handle().isAlive()).map(VirtiofsdProcess::kind).toList();
+    }
+
     /** tag → socket path: what goes into the VM config's {@code fs[]} entries. */
     public Map<String, Path> socketsByTag() {
         Map<String, Path> sockets = new LinkedHashMap<>();

@@ -1,5 +1,6 @@
 package dev.ateom.microvm.timing;
 
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
@@ -9,11 +10,13 @@ import java.util.concurrent.ConcurrentHashMap;
  * operation's own failure handling runs (rollback, state after the failure, problem answer). Each point fails
  * once and is then spent, so the retry a test makes next runs through. Points come from
  * {@code -Dateom.test.failAt=suspend.archive} (or {@code ATEOM_TEST_FAIL_AT}), comma separated, or from
- * {@link #failOnce} in a test that runs the daemon in its own JVM. Unset in production: the check is one
- * lookup of an empty set.
+ * {@link #failOnce} in a test that runs the daemon in its own JVM. A test may instead make something happen there
+ * ({@link #runOnce}: a process the operation relies on dying at that moment). Unset in production: the check is two
+ * lookups of empty collections.
  */
 public final class FailPoints {
     private static final Set<String> ARMED = ConcurrentHashMap.newKeySet();
+    private static final Map<String, Runnable> ACTIONS = new ConcurrentHashMap<>();
 
     static {
         ARMED.addAll(StepPoints.parse(System.getProperty("ateom.test.failAt", System.getenv("ATEOM_TEST_FAIL_AT"))));
@@ -24,10 +27,20 @@ public final class FailPoints {
     /** Makes the next run of {@code point} ({@code operation.step}) fail. */
     public static void failOnce(String point) { ARMED.add(point); }
 
+    /** Runs {@code action} right before the next run of {@code point} ({@code operation.step}), on the operation's thread. */
+    public static void runOnce(String point, Runnable action) { ACTIONS.put(point, action); }
+
     /** Disarms every point not reached yet. */
-    public static void disarmAll() { ARMED.clear(); }
+    public static void disarmAll() {
+        ARMED.clear();
+        ACTIONS.clear();
+    }
 
     public static void before(String operation, String step) {
+        if (!ACTIONS.isEmpty()) {
+            Runnable action = ACTIONS.remove(operation + "." + step);
+            if (action != null) action.run();
+        }
         if (!ARMED.isEmpty() && ARMED.remove(operation + "." + step)) throw new InjectedFailure(operation + "." + step);
     }
 

@@ -47,6 +47,41 @@ class VirtiofsdAheadTest {
         assertThat(daemon.delete("/v1/sandboxes/ah-claim?deleteSnapshots=true").status()).isEqualTo(204);
     }
 
+    /**
+     * A share started ahead that dies after the resume took the set (here right before the CHV claim) is a crash before
+     * any VM connected: the resume starts the shares again instead of failing at the restore. The set's own liveness
+     * check runs beside the resume's first steps; the kill waits 100 ms so that it is almost always past, and the
+     * re-check before the VM (step {@code virtiofsdAgain}) is what finds the dead share. Should the claim find it
+     * instead, it starts its own set: either way all three are new and the resume succeeds, as this test asserts.
+     */
+    @Test
+    void aShareThatDiesAfterTheClaimIsStartedAgainAndTheResumeSucceeds() throws Exception {
+        daemon.createOk(daemon.spec("ah-died", "ah-died"));
+        suspend("ah-died");
+        Set<Long> ahead = awaitServingAhead("ah-died", 2);
+        ProcessHandle durable = ProcessHandle.current().children()
+                .filter(child -> ahead.contains(child.pid()) && child.info().commandLine().orElse("").contains("--tag=ateDurable"))
+                .findFirst().orElseThrow();
+        FailPoints.runOnce("resume.chvStart", () -> {
+            try {
+                Thread.sleep(100);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            durable.destroyForcibly();
+            durable.onExit().join();
+        });
+
+        var resumed = daemon.post("/v1/sandboxes/ah-died/resume", "{}");
+
+        assertThat(resumed.status()).as(resumed.body().toString()).isEqualTo(200);
+        assertThat(durable.isAlive()).as("the hook ran: the share was killed").isFalse();
+        JsonNode runtime = resumed.body().path("sandbox").path("runtime");
+        assertThat(TestTools.sharePids(runtime)).as("all three started again").hasSize(3).doesNotContainAnyElementsOf(ahead);
+        daemon.assertOnlyProcessesOf(runtime);
+        assertThat(daemon.delete("/v1/sandboxes/ah-died?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
     @Test
     void aFailedResumeLeavesTheSandboxSuspendedWithNoVirtiofsdStartedAheadLeft() throws Exception {
         daemon.createOk(daemon.spec("ah-fail", "ah-fail"));

@@ -34,6 +34,8 @@ import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 
+import static java.lang.System.Logger.Level.WARNING;
+
 /**
  * Brings a sandbox's VM up, the one sequence create, clone and resume share: the caller's system-info step first, on
  * a thread of its own, then the epoch run dir (dead epochs' dirs removed beside), (network slot), the three virtiofsd
@@ -46,6 +48,7 @@ import java.util.concurrent.CompletionException;
  * process started registers its stop in the caller's {@link Rollback}.
  */
 final class BringUp {
+    private static final System.Logger LOG = System.getLogger(BringUp.class.getName());
     /** The id of the guest's NIC in CHV's config: a restore names it in {@code net_fds}. */
     static final String NIC_ID = "net0";
     /** The step that saves the record with the runtime, beside vm.create / vm.restore. */
@@ -123,9 +126,10 @@ final class BringUp {
                         VmStarter.socketsByTag(shareSpecs), rollback)))
                 : Optional.empty();
         StartedChv started = timer.step("chvStart", () -> vms.startChv(record, layout, el, epoch, restoreDir, rollback));
-        ShareSet shares = VmStarter.awaitStarted(starting);
+        ShareSet startedShares = VmStarter.awaitStarted(starting);
         // a warm jailed VMM's hand-over ran beside virtiofsd's start; its jail is the sandbox's once it is done
         ChvProcess chv = started.await(timer);
+        ShareSet shares = stillServing(record, startedShares, shareSpecs, timer, rollback);
         vms.jailShares(record.id(), shares);
         // the last moment before the VM is created: the lease taken beside everything above must be held by now
         LeaseClaim lease = entry.leaseClaim();
@@ -142,6 +146,21 @@ final class BringUp {
         entry.live(live.withSync(timer.step("sync", () ->
                 context.systemInfo().startSync(layout, record.spec().systemInfoOrEmpty(), record.identity()))));
         deadEpochsRemoved.join();
+    }
+
+    /**
+     * The shares, unless one has exited since its start or its claim (a set started ahead is checked when it is taken,
+     * then waits beside the CHV claim): such a crash before any VM connected is no reason to fail the bring-up, so the
+     * set is killed and started again, once, on the same paths. Later than this the VM's connection finds it out.
+     */
+    private ShareSet stillServing(SandboxRecord record, ShareSet shares, List<ShareSpec> specs, StepTimer timer, Rollback rollback) {
+        List<ShareKind> exited = shares.exited();
+        if (exited.isEmpty()) return shares;
+        LOG.log(WARNING, "sandbox " + record.id() + ": virtiofsd " + exited + " exited before the VM connected; starting the shares again");
+        shares.kill();
+        ShareSet again = timer.step("virtiofsdAgain", () -> context.vms().startShares(specs));
+        rollback.add("stop the virtiofsd started again", again::kill);
+        return again;
     }
 
     /**
