@@ -68,8 +68,7 @@ class RestoreDirectoryTest {
         Snapshot snapshot = SnapshotFixture.commit(SnapshotStore.open(state), state, "base");
         ChvConfig checked = ChvConfig.read(snapshot.layout().chvConfig());
         ObjectMapper json = new ObjectMapper();
-        ObjectNode edited = (ObjectNode) json.readTree(
-                snapshot.layout().chvConfig().toFile());
+        ObjectNode edited = (ObjectNode) json.readTree(snapshot.layout().chvConfig().toFile());
         edited.putArray("disks").addObject().put("path", "/etc/shadow");
         Files.write(snapshot.layout().chvConfig(), json.writeValueAsBytes(edited));
 
