@@ -28,6 +28,9 @@ public final class ChvConfig {
     /** The file it was read from: named in errors. */
     public Path origin() { return origin; }
 
-    /** A copy of the tree, for a check or a rewrite (which must not change what another restore gets). */
-    ObjectNode tree() { return tree.deepCopy(); }
+    /** The tree itself, for a reader that changes nothing (the policy's check): no copy. */
+    ObjectNode readOnly() { return tree; }
+
+    /** A copy of the tree, for a rewrite (which must not change what another restore gets). */
+    ObjectNode copy() { return tree.deepCopy(); }
 }

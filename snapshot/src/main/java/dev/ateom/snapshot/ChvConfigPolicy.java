@@ -45,7 +45,7 @@ public final class ChvConfigPolicy {
 
     /** {@link #check(Path, Expected)} of a config already read: the one a restore then rewrites. */
     public static List<String> check(ChvConfig config, Expected expected) {
-        return check(config.tree(), expected);
+        return check(config.readOnly(), expected);
     }
 
     static List<String> check(ObjectNode config, Expected expected) {

@@ -46,7 +46,7 @@ public final class ChvConfigRewriter {
      * where the two fsyncs of an atomic write would be the slowest part of a resume's rewrite step.
      */
     public static void rewriteToNewFile(ChvConfig source, Path target, RestoreSockets sockets) throws IOException {
-        ObjectNode config = source.tree();
+        ObjectNode config = source.copy();
         rewrite(config, sockets, source.origin());
         Files.write(target, JSON.writeValueAsBytes(config), StandardOpenOption.CREATE_NEW, StandardOpenOption.WRITE);
     }
