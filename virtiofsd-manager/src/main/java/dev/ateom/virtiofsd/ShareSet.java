@@ -2,6 +2,7 @@ package dev.ateom.virtiofsd;
 
 import java.lang.System.Logger.Level;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Collections;
 import java.util.EnumMap;
@@ -10,10 +11,14 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 /**
@@ -114,6 +119,44 @@ public final class ShareSet {
      */
     public List<ShareKind> exited() {
         return processes.values().stream().filter(p -> p.exitedAlready() || !p.handle().isAlive()).map(VirtiofsdProcess::kind).toList();
+    }
+
+    /**
+     * Why shares of this set cannot serve their VM ({@link VirtiofsdProcess#failure()}), by kind; empty when all can.
+     * For explaining a VMM call that failed: a share whose set-up failed right after its listen fails the VMM's
+     * connection about when it exits, so this waits up to {@code grace} for an exit it does not see yet.
+     */
+    public Map<ShareKind, String> failures(Duration grace) {
+        long deadline = System.nanoTime() + grace.toNanos();
+        while (true) {
+            Map<ShareKind, String> failures = new EnumMap<>(ShareKind.class);
+            processes.forEach((kind, process) -> process.failure().ifPresent(why -> failures.put(kind, why)));
+            if (!failures.isEmpty() || System.nanoTime() > deadline) return failures;
+            try {
+                CompletableFuture.anyOf(processes.values().stream().map(VirtiofsdProcess::onExit).toArray(CompletableFuture[]::new))
+                        .get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+            } catch (TimeoutException | ExecutionException e) {
+                // none exited in time (or its exit handling failed): report what is known
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return failures;
+            }
+        }
+    }
+
+    /**
+     * Waits until every share serves ({@link VirtiofsdProcess#serving()}: a start returns at the listen); throws the
+     * first share's failure. Bounded by the launcher's ready timeout, after which a share that does not serve is killed.
+     */
+    public void awaitServing() {
+        for (VirtiofsdProcess process : processes.values()) {
+            try {
+                process.serving().join();
+            } catch (CompletionException e) {
+                if (e.getCause() instanceof RuntimeException cause) throw cause;
+                throw e;
+            }
+        }
     }
 
     /** tag → socket path: what goes into the VM config's {@code fs[]} entries. */

@@ -32,7 +32,7 @@ public final class VirtiofsdLauncher implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(VirtiofsdLauncher.class.getName());
 
     /**
-     * @param readyTimeout     how long a new virtiofsd may take to listen on its socket
+     * @param readyTimeout     how long a new virtiofsd may take to listen on its socket, and then to serve
      * @param stopGrace        time between SIGTERM and SIGKILL
      * @param logMaxBytes      a share log larger than this is rotated
      * @param logKeep          rotated generations kept ({@code .1} .. {@code .keep})
@@ -93,7 +93,8 @@ public final class VirtiofsdLauncher implements AutoCloseable {
     }
 
     /**
-     * Starts virtiofsd for a share and returns once it serves ({@link #awaitServing}). Checks the spec first (nothing
+     * Starts virtiofsd for a share and returns once it listens ({@link #awaitListening}; {@link VirtiofsdProcess#serving()}
+     * completes once it serves). Checks the spec first (nothing
      * is started on bad input); a stale socket file is removed; a socket path some live process still listens on is
      * refused.
      * On any failure the process is stopped again and the exception names the share, the exit and the log tail.
@@ -118,7 +119,7 @@ public final class VirtiofsdLauncher implements AutoCloseable {
         VirtiofsdProcess process = new VirtiofsdProcess(this, spec, child.toHandle(), Optional.of(child), startTicks, log, logMarker);
         track(process);
         try {
-            awaitServing(process);
+            awaitListening(process);
         } catch (RuntimeException e) {
             try {
                 process.stop();
@@ -127,7 +128,8 @@ public final class VirtiofsdLauncher implements AutoCloseable {
             }
             throw e;
         }
-        LOG.log(Level.INFO, "{0}: virtiofsd pid {1} serves on {2}", spec.describe(), Long.toString(process.pid()), spec.socketPath());
+        ServingWatch.start(process, settings.readyTimeout());
+        LOG.log(Level.INFO, "{0}: virtiofsd pid {1} listens on {2}", spec.describe(), Long.toString(process.pid()), spec.socketPath());
         return process;
     }
 
@@ -156,6 +158,7 @@ public final class VirtiofsdLauncher implements AutoCloseable {
         VirtiofsdProcess adopted = new VirtiofsdProcess(this, spec, handle, Optional.empty(), process.startTicks(), log, logMarker);
         adopted.rememberDescendants();
         adopted.rememberOwnSockets();
+        adopted.served();
         track(adopted);
         LOG.log(Level.INFO, "{0}: adopted virtiofsd pid {1} on {2}", spec.describe(), Long.toString(record.pid()), spec.socketPath());
         return adopted;
@@ -309,25 +312,28 @@ public final class VirtiofsdLauncher implements AutoCloseable {
     }
 
     /**
-     * Waits until virtiofsd serves: a process of its tree holds a socket listening on the path and has entered its
-     * seccomp filter, the last step of its set-up. Listening alone is not enough: with the namespace sandbox virtiofsd
-     * listens first, then forks a short-lived helper and only then the child that serves, and a sandbox that cannot
-     * be set up fails after the listen. Until the socket file exists a stat is all each poll costs; the poll is 1 ms,
-     * as virtiofsd is ready some 40 ms after its exec and every ms of slack here is resume time.
+     * Waits until virtiofsd listens: its own process holds a socket listening on the path. A VMM may connect from then
+     * on (the connection waits in the backlog until the child that serves accepts it), so the rest of the set-up is
+     * confirmed by a {@link ServingWatch} off the caller's path. That is safe because (1) the kill does not depend on
+     * having seen the serving child: virtiofsd's child dies with its parent (a parent-death signal, checked against a
+     * parent that died before it was set) and the exit waits until no socket it listened with remains; (2) a set-up
+     * that fails after the listen ends the process, which its VMM's connection finds and a bring-up names
+     * ({@link VirtiofsdProcess#failure()}); (3) one that hangs is killed by the watch. Until the socket file exists a
+     * stat is all each poll costs; the poll is 1 ms, as every ms of slack here is resume time.
      */
-    private void awaitServing(VirtiofsdProcess process) {
+    private void awaitListening(VirtiofsdProcess process) {
         ShareSpec spec = process.spec();
         long deadline = System.nanoTime() + settings.readyTimeout().toNanos();
         while (true) {
             if (process.exitedAlready()) {
                 VirtiofsdExit exit = process.onExit().join();
                 throw new VirtiofsdException(spec.describe() + ": virtiofsd pid " + process.pid()
-                        + " exited before serving on " + spec.socketPath() + ": " + exit.describe()
+                        + " exited before listening on " + spec.socketPath() + ": " + exit.describe()
                         + "; log " + spec.logFile() + " ends with: " + String.join(" | ", exit.logTail()));
             }
-            if (Files.exists(spec.socketPath(), LinkOption.NOFOLLOW_LINKS) && serves(process)) return;
+            if (Files.exists(spec.socketPath(), LinkOption.NOFOLLOW_LINKS) && listens(process)) return;
             if (System.nanoTime() > deadline) {
-                throw new VirtiofsdException(spec.describe() + ": virtiofsd pid " + process.pid() + " did not serve on "
+                throw new VirtiofsdException(spec.describe() + ": virtiofsd pid " + process.pid() + " did not listen on "
                         + spec.socketPath() + " within " + settings.readyTimeout().toMillis() + " ms; log ends with: "
                         + String.join(" | ", process.logTail()));
             }
@@ -335,16 +341,21 @@ public final class VirtiofsdLauncher implements AutoCloseable {
         }
     }
 
-    /** See {@link #awaitServing}; once true, the tree read and the sockets it holds are remembered for the process's end. */
-    private static boolean serves(VirtiofsdProcess process) {
+    /**
+     * See {@link #awaitListening}: virtiofsd or a process of its tree (with the namespace sandbox the parent closes its
+     * copy of the listener once the child that serves has it) holds a socket listening on the path. Once true, the
+     * tree read and its listening socket are remembered for the process's end.
+     */
+    private static boolean listens(VirtiofsdProcess process) {
         Set<Long> listening = UnixSocketTable.listeningInodes(process.spec().socketPath());
         if (listening.isEmpty()) return false;
         List<ProcessHandle> tree = new ArrayList<>(ProcessTree.descendants(process.pid()));
         tree.addFirst(process.handle());
-        boolean serving = tree.stream().anyMatch(member -> LinuxProcess.underSeccompFilter(member.pid())
-                && VirtiofsdProcess.socketInodesOf(List.of(member)).stream().anyMatch(listening::contains));
-        if (serving) process.remember(tree.subList(1, tree.size()), VirtiofsdProcess.socketInodesOf(tree));
-        return serving;
+        Set<Long> own = new HashSet<>(VirtiofsdProcess.socketInodesOf(tree));
+        own.retainAll(listening);
+        if (own.isEmpty()) return false;
+        process.remember(tree.subList(1, tree.size()), own);
+        return true;
     }
 
     private static void sleepBriefly() {

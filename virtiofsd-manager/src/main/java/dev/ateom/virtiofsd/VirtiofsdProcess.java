@@ -31,6 +31,8 @@ public final class VirtiofsdProcess {
     private static final System.Logger LOG = System.getLogger(VirtiofsdProcess.class.getName());
     static final int LOG_TAIL_LINES = 30;
     private static final Duration KILL_WAIT = Duration.ofSeconds(5);
+    /** How long {@link #failure()} waits for a gone process's exit to be handled, to say how it ended. */
+    private static final Duration EXIT_DESCRIBED_WITHIN = Duration.ofSeconds(1);
     private static final Executor EXIT_HANDLERS =
             Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("ateom-virtiofsd-exit-", 0).factory());
 
@@ -46,6 +48,8 @@ public final class VirtiofsdProcess {
     /** Completed by the JVM's exit watch, or for adopted processes also by our own polling in stop(). */
     private final CompletableFuture<OptionalInt> rawExit = new CompletableFuture<>();
     private final CompletableFuture<VirtiofsdExit> exit = new CompletableFuture<>();
+    /** Completed once a process of its tree serves (see {@link #serving()}); failed if none does. */
+    private final CompletableFuture<Void> serving = new CompletableFuture<>();
     /** The namespace-sandbox child and any other descendants seen, killed if they outlive the main process. */
     private final Set<ProcessHandle> descendants = ConcurrentHashMap.newKeySet();
     private final Set<Long> ownSocketInodes = ConcurrentHashMap.newKeySet();
@@ -103,6 +107,39 @@ public final class VirtiofsdProcess {
         return exit.copy();
     }
 
+    /**
+     * Completes once a process of its tree has entered virtiofsd's seccomp filter, the last step of its set-up: with
+     * {@code --sandbox=namespace} the child forked after the socket listens ({@link VirtiofsdLauncher#start} returns
+     * at the listen). Fails, naming the exit and the log tail, if it exits first or does not serve within the
+     * launcher's ready timeout (it is then killed). An adopted process serves already.
+     */
+    public CompletableFuture<Void> serving() {
+        return serving.copy();
+    }
+
+    /**
+     * Why this share cannot serve its VM, when it cannot: it has exited, or it never finished setting itself up. What
+     * a failed vm.create, vm.boot or vm.restore is explained by, since the VMM's own error names a socket at best.
+     */
+    public Optional<String> failure() {
+        if (serving.isCompletedExceptionally()) {
+            return Optional.of(serving.exceptionNow().getMessage());
+        }
+        if (!exit.isDone() && handle.isAlive()) return Optional.empty();
+        try {
+            // gone, its exit being handled (a failure path: worth a moment for how it ended)
+            VirtiofsdExit how = exit.get(EXIT_DESCRIBED_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+            return Optional.of(spec.describe() + ": virtiofsd pid " + pid() + " " + how.describe() + "; log "
+                    + spec.logFile() + " ends with: " + String.join(" | ", how.logTail()));
+        } catch (TimeoutException | ExecutionException e) {
+            return Optional.of(spec.describe() + ": virtiofsd pid " + pid() + " has exited; log " + spec.logFile()
+                    + " ends with: " + String.join(" | ", logTail()));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.of(spec.describe() + ": virtiofsd pid " + pid() + " has exited");
+        }
+    }
+
     /** The last lines this process wrote to its log. */
     public List<String> logTail() {
         return log.linesAfter(logMarker, LOG_TAIL_LINES);
@@ -154,7 +191,8 @@ public final class VirtiofsdProcess {
 
     /**
      * Takes the paths of {@code to} once the caller has moved this process's files there (its pid file, its log, its
-     * shared dir renamed; its socket given a second name): the shares made ahead for a clone become the clone's.
+     * shared dir renamed; its socket given a second name): the shares made ahead for a clone become the clone's. Only
+     * once it {@linkplain #serving() serves}: until then its set-up may still open the shared dir by its old path.
      * virtiofsd holds each of them by descriptor or inode, so it serves on: a listening Unix socket is reached through
      * any name of its file, the log is appended through the file it opened, its namespace sandbox's root is the dir it
      * bound when it started.
@@ -169,6 +207,10 @@ public final class VirtiofsdProcess {
         }
         if (!from.options().dieWithDaemon()) {
             throw new IllegalStateException(from.describe() + ": only a virtiofsd that dies with the daemon may be relocated");
+        }
+        if (!serving.isDone() || serving.isCompletedExceptionally()) {
+            // its set-up opens the shared dir by its path: a rename before it would leave it nothing to serve
+            throw new IllegalStateException(from.describe() + ": virtiofsd pid " + pid() + " may be relocated only once it serves");
         }
         spec = to;
         log = new ShareLog(to.logFile(), log.maxBytes(), log.keep());
@@ -228,6 +270,7 @@ public final class VirtiofsdProcess {
     private void exited(OptionalInt status) {
         try {
             killOrphanedDescendants();
+            awaitOwnListenerClosed();
             removeLeftoverFiles();
             VirtiofsdExit result = VirtiofsdExit.classify(stopRequested.get(), status, logTail());
             launcher.forget(this);
@@ -261,6 +304,30 @@ public final class VirtiofsdProcess {
                     Thread.currentThread().interrupt();
                     return;
                 }
+            }
+        }
+    }
+
+    /**
+     * A child forked after its tree was last read (between the listen and the serve, see {@link #serving()}) is not
+     * among the descendants killed above: virtiofsd gives it a parent-death signal, checked against a parent that died
+     * before it was set, so it dies, but a moment later. It holds the listening socket until then, so the process is
+     * gone once no socket it listened with remains: a start on the same path must not find it in use.
+     */
+    private void awaitOwnListenerClosed() {
+        if (ownSocketInodes.isEmpty()) return;
+        long deadline = System.nanoTime() + KILL_WAIT.toNanos();
+        while (UnixSocketTable.listeningInodes(spec.socketPath()).stream().anyMatch(ownSocketInodes::contains)) {
+            if (System.nanoTime() > deadline) {
+                LOG.log(Level.WARNING, "{0}: a socket virtiofsd pid {1} listened with still listens on {2} {3} s after its exit",
+                        spec.describe(), Long.toString(pid()), spec.socketPath(), KILL_WAIT.toSeconds());
+                return;
+            }
+            try {
+                Thread.sleep(2);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
             }
         }
     }
@@ -309,6 +376,16 @@ public final class VirtiofsdProcess {
     }
 
     ProcessHandle handle() { return handle; }
+
+    /** For {@link ServingWatch} and adoption: a process of its tree serves. */
+    void served() {
+        serving.complete(null);
+    }
+
+    /** For {@link ServingWatch}: none of its tree will serve. */
+    void notServing(VirtiofsdException why) {
+        serving.completeExceptionally(why);
+    }
 
     boolean exitedAlready() {
         return exit.isDone();

@@ -27,6 +27,7 @@ class RelocationTest {
                 first, ShareOptions.DEFAULT);
         ShareSpec to = ShareSpec.inRunDir("clone-1", ShareKind.DURABLE, second.resolve("durable"), second, ShareOptions.DEFAULT);
         VirtiofsdProcess process = fixture.launcher().start(from);
+        process.serving().get(10, TimeUnit.SECONDS);
 
         Files.move(from.sharedDir(), to.sharedDir(), StandardCopyOption.ATOMIC_MOVE);
         Files.move(from.logFile(), to.logFile(), StandardCopyOption.ATOMIC_MOVE);
@@ -45,6 +46,24 @@ class RelocationTest {
         assertThat(exit.reason()).isEqualTo(VirtiofsdExit.Reason.FRONTEND_DISCONNECTED);
         assertThat(to.socketPath()).as("the new socket name, removed at its exit").doesNotExist();
         assertThat(to.pidFile()).doesNotExist();
+    }
+
+    /** A start returns at the listen; its set-up opens the shared dir by path after that, so no move before it serves. */
+    @Test
+    void aShareThatDoesNotServeYetIsNotRelocated() throws Exception {
+        Path dir = Files.createTempDirectory(fixture.base(), "listening");
+        ShareSpec spec = ShareSpec.inRunDir("early", ShareKind.DURABLE, Files.createDirectories(dir.resolve("durable")), dir,
+                ShareOptions.DEFAULT);
+        try (VirtiofsdLauncher fake = new VirtiofsdLauncher(ListeningFake.binary(dir, "hang"), VirtiofsdLauncher.Settings.DEFAULT)) {
+            VirtiofsdProcess process = fake.start(spec);
+            try {
+                assertThatThrownBy(() -> process.relocate(spec.withSocketPath(dir.resolve("other.sock"))))
+                        .isInstanceOf(IllegalStateException.class).hasMessageContaining("only once it serves");
+                assertThat(process.socketPath()).isEqualTo(spec.socketPath());
+            } finally {
+                process.kill();
+            }
+        }
     }
 
     @Test

@@ -83,6 +83,7 @@ class VirtiofsdProcessTest {
     @Test
     void killEndsItAndItsSandboxChildAtOnceAsAStop() throws Exception {
         VirtiofsdProcess process = fixture.launcher().start(spec(ShareKind.ROOTFS));
+        process.serving().get(10, TimeUnit.SECONDS);
         Set<Long> sandboxChildren = childPids(process.pid());
         assertThat(sandboxChildren).as("the namespace sandbox's child").isNotEmpty();
 
@@ -99,6 +100,7 @@ class VirtiofsdProcessTest {
     @Test
     void killMinus9IsReportedAsACrashWithTheSignal() throws Exception {
         VirtiofsdProcess process = fixture.launcher().start(spec(ShareKind.ROOTFS));
+        process.serving().get(10, TimeUnit.SECONDS);
         Set<Long> sandboxChildren = childPids(process.pid());
 
         kill("-9", process.pid());
@@ -116,6 +118,7 @@ class VirtiofsdProcessTest {
     @Test
     void killingTheSandboxedChildIsACrashToo() throws Exception {
         VirtiofsdProcess process = fixture.launcher().start(spec(ShareKind.ROOTFS));
+        process.serving().get(10, TimeUnit.SECONDS);
         Set<Long> children = settledChildPids(process.pid());
         assertThat(children).as("namespace sandbox forks a child").hasSize(1);
 
@@ -278,10 +281,73 @@ class VirtiofsdProcessTest {
         try (VirtiofsdLauncher failingLauncher = new VirtiofsdLauncher(failing, VirtiofsdLauncher.Settings.DEFAULT)) {
             assertThatThrownBy(() -> failingLauncher.start(spec(ShareKind.DURABLE)))
                     .isInstanceOf(VirtiofsdException.class)
-                    .hasMessageContaining("exited before serving")
+                    .hasMessageContaining("exited before listening")
                     .hasMessageContaining("exit status 3")
                     .hasMessageContaining("boom");
             assertThat(failingLauncher.running()).isEmpty();
+        }
+    }
+
+    /**
+     * A start returns at the listen, before virtiofsd forks the child that serves; a kill right then must still leave
+     * nothing (the child forked after the kill read the tree dies by its parent-death signal, and the exit waits for
+     * its socket), so that a start on the same path succeeds at once. Some rounds kill before the fork, some after.
+     */
+    @Test
+    void aKillRightAfterTheStartLeavesNothingAndTheSamePathStartsAgain() throws Exception {
+        ShareSpec spec = spec(ShareKind.DURABLE);
+        for (int round = 0; round < 15; round++) {
+            VirtiofsdProcess process = fixture.launcher().start(spec);
+            if (round % 3 == 1) Thread.sleep(1);
+            if (round % 3 == 2) Thread.sleep(3);
+
+            VirtiofsdExit exit = process.kill();
+
+            assertThat(exit.reason()).as("round %d", round).isEqualTo(VirtiofsdExit.Reason.STOPPED);
+            assertThat(ProcessLeaks.mentioning(run)).as("processes after round %d's kill", round).isEmpty();
+            assertThat(UnixSocketTable.listeningInodes(spec.socketPath())).as("listeners after round %d's kill", round).isEmpty();
+            assertThat(process.serving().handle((served, failed) -> true).get(5, TimeUnit.SECONDS))
+                    .as("round %d: serving settles, served before the kill or failed by it", round).isTrue();
+        }
+        VirtiofsdProcess last = fixture.launcher().start(spec);
+        try (VhostUserFrontend frontend = VhostUserFrontend.connect(last.socketPath())) {
+            assertThat(frontend.getFeatures()).isNotZero();
+            last.serving().get(10, TimeUnit.SECONDS);
+        } finally {
+            last.stop();
+        }
+    }
+
+    /** A set-up that fails after the listen is no failure of the start but the process's exit, which serving() names. */
+    @Test
+    void aVirtiofsdThatDiesAfterListeningFailsItsServingWithTheStatusAndLog() throws Exception {
+        try (VirtiofsdLauncher fake = new VirtiofsdLauncher(ListeningFake.binary(run, "exit"), VirtiofsdLauncher.Settings.DEFAULT)) {
+            VirtiofsdProcess process = fake.start(spec(ShareKind.DURABLE));
+
+            assertThatThrownBy(() -> process.serving().get(10, TimeUnit.SECONDS))
+                    .hasMessageContaining("exited after listening")
+                    .hasMessageContaining("failed: exit status 3")
+                    .hasMessageContaining("Error: cannot set up the sandbox");
+            assertThat(process.failure()).get().asString().contains("exit status 3");
+            assertThat(fake.running()).isEmpty();
+            assertThat(process.socketPath()).doesNotExist();
+        }
+    }
+
+    /** One that listens and never sets itself up is killed once the ready timeout passes: a VMM waiting on it fails. */
+    @Test
+    void aVirtiofsdThatListensButNeverServesIsKilledAfterTheReadyTimeout() throws Exception {
+        VirtiofsdLauncher.Settings quick = new VirtiofsdLauncher.Settings(Duration.ofSeconds(5), Duration.ofSeconds(1),
+                4L << 20, 2, Duration.ofSeconds(10));
+        try (VirtiofsdLauncher fake = new VirtiofsdLauncher(ListeningFake.binary(run, "hang"), quick)) {
+            VirtiofsdProcess process = fake.start(spec(ShareKind.DURABLE));
+            assertThat(process.serving()).isNotDone();
+
+            assertThatThrownBy(() -> process.serving().get(10, TimeUnit.SECONDS))
+                    .hasMessageContaining("did not serve within 5000 ms");
+            assertThat(process.onExit().get(10, TimeUnit.SECONDS).reason()).isEqualTo(VirtiofsdExit.Reason.STOPPED);
+            assertThat(process.failure()).get().asString().contains("did not serve");
+            assertThat(ProcessLeaks.mentioning(run)).isEmpty();
         }
     }
 

@@ -21,6 +21,7 @@ import dev.ateom.virtiofsd.ShareKind;
 import dev.ateom.virtiofsd.ShareSet;
 import dev.ateom.virtiofsd.ShareSetsAhead;
 import dev.ateom.virtiofsd.ShareSpec;
+import dev.ateom.virtiofsd.VirtiofsdException;
 
 import java.nio.file.Path;
 import java.time.Duration;
@@ -51,6 +52,8 @@ final class BringUp {
     private static final System.Logger LOG = System.getLogger(BringUp.class.getName());
     /** The id of the guest's NIC in CHV's config: a restore names it in {@code net_fds}. */
     static final String NIC_ID = "net0";
+    /** How long a failed VMM call waits for a share's exit to explain it (see {@link #namingFailedShares}). */
+    private static final Duration SHARE_EXIT_GRACE = Duration.ofMillis(200);
     /** The step that saves the record with the runtime, beside vm.create / vm.restore. */
     static final String RUNTIME_SAVE = "runtimeSave";
     private final OperationContext context;
@@ -230,14 +233,14 @@ final class BringUp {
     private static LiveVm boot(SandboxRecord record, SandboxLayout.EpochLayout el, ChvProcess chv, ShareSet shares, Slot slot,
                                int epoch, StepTimer timer, Runnable beforeGuestRuns) {
         VmConfig vmConfig = VmConfigFactory.forBoot(record.spec(), el, socketsOf(shares));
-        timer.run("vmCreate", () -> chv.client().create(vmConfig));
+        timer.run("vmCreate", () -> namingFailedShares(shares, () -> chv.client().create(vmConfig)));
         // CHV takes descriptors only with vm.add-net (docs/decisions.md): the NIC joins the created VM before it boots
         if (slot != null) {
             timer.run("vmAddNet", () -> chv.client().addNet(NetConfig.onTapDescriptor(NIC_ID, GuestNetwork.GUEST_MAC.toString()),
                     List.of(slot.tapFd())));
         }
         beforeGuestRuns.run();
-        timer.run("vmBoot", () -> chv.client().boot());
+        timer.run("vmBoot", () -> namingFailedShares(shares, () -> chv.client().boot()));
         return new LiveVm(epoch, chv, shares, null, Optional.empty(), slot);
     }
 
@@ -246,15 +249,34 @@ final class BringUp {
         MemoryRestoreMode mode = record.spec().restoreModeOrDefault();
         RestoreConfig restore = RestoreConfig.fromDirectory(sourceDir, mode);
         // the snapshot's NIC gets this slot's TAP; the guest keeps its MAC, address and ARP cache, valid in every slot
-        timer.run("vmRestore", () -> {
+        timer.run("vmRestore", () -> namingFailedShares(shares, () -> {
             if (slot == null) chv.client().restore(restore);
             else chv.client().restore(restore.withNetFds(List.of(new RestoredNetConfig(NIC_ID, 1))), List.of(slot.tapFd()));
-        });
+        }));
         // from here the guest may write to the durable dir: it is no longer the snapshot's
         beforeGuestRuns.run();
         timer.run("vmResume", () -> chv.client().resume());
         return new LiveVm(epoch, chv, shares, null, mode == MemoryRestoreMode.OnDemand
                 ? Optional.of(sourceDir.resolve("memory-ranges")) : Optional.empty(), slot);
+    }
+
+    /**
+     * Runs a VMM call that connects to the shares; if it fails while a share cannot serve (it exited, or never finished
+     * its set-up after listening: a virtiofsd start returns at its listen), the
+     * failure names the share, how it ended and its log's tail, with the VMM's error as the cause: the VMM's own
+     * error names a socket at best.
+     */
+    private static void namingFailedShares(ShareSet shares, Runnable call) {
+        try {
+            call.run();
+        } catch (RuntimeException e) {
+            Map<ShareKind, String> failed = shares.failures(SHARE_EXIT_GRACE);
+            if (failed.isEmpty()) throw e;
+            VirtiofsdException named = new VirtiofsdException(String.join("; ", failed.values())
+                    + " (the hypervisor: " + e.getMessage() + ")", e);
+            LOG.log(WARNING, named.getMessage());
+            throw named;
+        }
     }
 
     private void awaitReady(SandboxRecord record, SandboxLayout.EpochLayout el, StepTimer timer, boolean afterRestore) {

@@ -133,7 +133,15 @@ public final class ClonesAhead implements AutoCloseable {
             PrivateDirs.ensure(layout.runDir().getParent());
             PrivateDirs.ensure(layout.runDir());
             Files.createDirectories(layout.epoch(1).dir());
-            next.ready().complete(ShareSet.start(launcher, specs.apply(layout)));
+            ShareSet set = ShareSet.start(launcher, specs.apply(layout));
+            try {
+                // relocated only once serving (their set-up opens the shared dirs by path); off any path, so waited for here
+                set.awaitServing();
+            } catch (RuntimeException e) {
+                set.kill();
+                throw e;
+            }
+            next.ready().complete(set);
             LOG.log(INFO, "the next clone of snapshot " + source.id() + " is made ahead (" + layout.sandboxId() + ")");
         } catch (Throwable e) {
             LOG.log(WARNING, "making the next clone of snapshot " + source.id() + " ahead failed (its clone makes its own): "

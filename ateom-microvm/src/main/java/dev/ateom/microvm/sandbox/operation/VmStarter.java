@@ -17,6 +17,7 @@ import dev.ateom.microvm.sandbox.TreeRemoval;
 import dev.ateom.microvm.sandbox.VmRuntime;
 import dev.ateom.microvm.vm.SandboxLayout;
 import dev.ateom.microvm.vm.VmmPool;
+import dev.ateom.process.ProcessTree;
 import dev.ateom.virtiofsd.ShareKind;
 import dev.ateom.virtiofsd.ShareOptions;
 import dev.ateom.virtiofsd.ShareSet;
@@ -257,9 +258,22 @@ public final class VmStarter {
             // the whole tree: the serving process is the namespace-sandbox child, forked before this. The parent first,
             // its children read after: one forked in between is born in the cgroup
             jailer.joinCgroup(sandboxId, p.pid());
-            for (long child : p.descendantPids()) jailer.joinCgroup(sandboxId, child);
+            for (long child : p.descendantPids()) joinUnlessGone(sandboxId, child);
         });
         jailer.grantSockets(sandboxId, sockets);
+    }
+
+    /**
+     * A share's descendant read a moment ago may be gone: virtiofsd's short-lived helper (it forks one before the child
+     * that serves, and a start returns at the listen, so it may still run), or a serving child that crashed, which
+     * ends its parent too and is found as that share's exit.
+     */
+    private void joinUnlessGone(String sandboxId, long pid) {
+        try {
+            jailer.joinCgroup(sandboxId, pid);
+        } catch (RuntimeException e) {
+            if (ProcessTree.isRunning(pid)) throw e;
+        }
     }
 
     /** What a restarted daemon needs to find (and adopt or kill) these processes. */
