@@ -37,10 +37,11 @@ final class ServingWatch {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             if (process.exitedAlready() || !process.handle().isAlive()) {
-                VirtiofsdExit exit = process.onExit().join();
                 process.notServing(new VirtiofsdException(spec.describe() + ": virtiofsd pid " + process.pid()
-                        + " exited after listening on " + spec.socketPath() + " and before serving: " + exit.describe()
-                        + "; log " + spec.logFile() + " ends with: " + String.join(" | ", exit.logTail())));
+                        + " exited after listening on " + spec.socketPath() + " and before serving: "
+                        + process.onExit().handle((exit, failed) -> exit != null
+                                ? exit.describe() + "; log " + spec.logFile() + " ends with: " + String.join(" | ", exit.logTail())
+                                : "its exit could not be handled: " + failed.getMessage()).join()));
                 return;
             }
             if (serves(process)) {
@@ -53,7 +54,11 @@ final class ServingWatch {
                         + " ms; log " + spec.logFile() + " ends with: " + String.join(" | ", process.logTail()));
                 LOG.log(Level.WARNING, why.getMessage() + "; killing it");
                 process.notServing(why);
-                process.kill();
+                try {
+                    process.kill();
+                } catch (RuntimeException e) {
+                    LOG.log(Level.WARNING, e.getMessage());
+                }
                 return;
             }
             try {

@@ -312,9 +312,9 @@ public final class VirtiofsdLauncher implements AutoCloseable {
     }
 
     /**
-     * Waits until virtiofsd listens: its own process holds a socket listening on the path. A VMM may connect from then
-     * on (the connection waits in the backlog until the child that serves accepts it), so the rest of the set-up is
-     * confirmed by a {@link ServingWatch} off the caller's path. That is safe because (1) the kill does not depend on
+     * Waits until virtiofsd listens: a process of its tree holds a socket listening on the path. A VMM may connect
+     * from then on (the connection waits in the backlog until the child that serves accepts it), so the rest of the
+     * set-up is confirmed by a {@link ServingWatch} off the caller's path. That is safe because (1) the kill does not depend on
      * having seen the serving child: virtiofsd's child dies with its parent (a parent-death signal, checked against a
      * parent that died before it was set) and the exit waits until no socket it listened with remains; (2) a set-up
      * that fails after the listen ends the process, which its VMM's connection finds and a bring-up names

@@ -7,7 +7,9 @@
  * VirtiofsdLauncher launcher = new VirtiofsdLauncher(VirtiofsdBinary.probe(path), VirtiofsdLauncher.Settings.DEFAULT);
  * ShareSet shares = ShareSet.start(launcher, ShareSet.specs(id, Map.of(ROOTFS, image, DURABLE, durable,
  *         SYSTEM_INFO, systemInfo), runDir, ShareOptions.DEFAULT));
- * shares.socketsByTag();              // tag -> socket for the VM config's fs[] entries
+ * shares.socketsByTag();              // tag -> socket for the VM config's fs[] entries (each listens: a VMM may connect)
+ * shares.awaitServing();              // each child has set itself up (start returns at the listen; rarely needed)
+ * shares.failures(grace);             // after a failed vm.boot / vm.restore: which share could not serve, and why
  * shares.records();                   // persist; after a daemon restart: ShareSet.adopt(launcher, records)
  * shares.get(DURABLE).onExit();       // FRONTEND_DISCONNECTED after the VMM went away, CRASHED with a signal, ...
  * shares.stop();                      // SIGTERM, SIGKILL after the grace period; sockets and pid files removed

@@ -17,6 +17,7 @@ import java.util.List;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
+import java.util.function.Predicate;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -50,7 +51,8 @@ class OperationRegistryTest {
             return "the answer";
         });
         assertThat(started.state()).isEqualTo(OperationState.RUNNING);
-        OperationStatus running = awaitStep(started.id(), "archive");
+        // the step and the bytes are two reports: wait for both, as a poller that saw the step may not see the bytes yet
+        OperationStatus running = awaitStatus(started.id(), s -> "archive".equals(s.step()) && s.bytesDone() != null);
         assertThat(running.bytesDone()).isEqualTo(16);
         assertThat(running.bytesTotal()).isEqualTo(64);
         proceed.countDown();
@@ -107,13 +109,14 @@ class OperationRegistryTest {
         }).id();
     }
 
-    private OperationStatus awaitStep(String id, String step) throws InterruptedException {
+    private OperationStatus awaitStatus(String id, Predicate<OperationStatus> reached) throws InterruptedException {
+        OperationStatus status = null;
         for (int i = 0; i < 1000; i++) {
-            OperationStatus status = registry.list().stream().filter(s -> s.id().equals(id)).findFirst().orElseThrow();
-            if (step.equals(status.step())) return status;
+            status = registry.list().stream().filter(s -> s.id().equals(id)).findFirst().orElseThrow();
+            if (reached.test(status)) return status;
             TimeUnit.MILLISECONDS.sleep(10);
         }
-        throw new AssertionError("operation " + id + " never reached step " + step);
+        throw new AssertionError("operation " + id + " never reached the status awaited; last " + status);
     }
 
     private void awaitFinishedInList(String id) throws InterruptedException {

@@ -57,7 +57,8 @@ class ShareFailureNamedTest {
         String detail = failed.body().path("detail").asText();
         assertThat(killed[0]).as("the hook ran").isNotZero();
         assertThat(detail).contains("ateDurable").contains("virtiofsd pid " + killed[0])
-                .contains("killed by signal 9").contains("log ").contains("the hypervisor:");
+                .contains("killed by signal 9").contains("durable.log ends with")
+                .contains("so the hypervisor's call failed").contains("vm.restore");
         JsonNode sandbox = daemon.get("/v1/sandboxes/sf-1").body();
         assertThat(sandbox.path("state").asText()).isEqualTo("SUSPENDED");
         daemon.awaitPoolFull();

@@ -262,9 +262,8 @@ final class BringUp {
 
     /**
      * Runs a VMM call that connects to the shares; if it fails while a share cannot serve (it exited, or never finished
-     * its set-up after listening: a virtiofsd start returns at its listen), the
-     * failure names the share, how it ended and its log's tail, with the VMM's error as the cause: the VMM's own
-     * error names a socket at best.
+     * its set-up after listening: a virtiofsd start returns at its listen), the failure names the share, how it ended
+     * and its log's tail, with the VMM's error as the cause: the VMM's own error names a socket at best.
      */
     private static void namingFailedShares(ShareSet shares, Runnable call) {
         try {
@@ -272,8 +271,9 @@ final class BringUp {
         } catch (RuntimeException e) {
             Map<ShareKind, String> failed = shares.failures(SHARE_EXIT_GRACE);
             if (failed.isEmpty()) throw e;
+            // the hypervisor's error follows as the cause (a problem's detail lists the cause chain)
             VirtiofsdException named = new VirtiofsdException(String.join("; ", failed.values())
-                    + " (the hypervisor: " + e.getMessage() + ")", e);
+                    + ", so the hypervisor's call failed", e);
             LOG.log(WARNING, named.getMessage());
             throw named;
         }
