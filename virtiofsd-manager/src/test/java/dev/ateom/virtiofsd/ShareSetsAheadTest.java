@@ -118,7 +118,7 @@ class ShareSetsAheadTest {
     }
 
     @Test
-    void aTakeReturnsWhileTheStartRunsAndItsAwaitGivesTheSetOnceItServes() throws Exception {
+    void aTakeReturnsWhileTheStartRunsAndItsAwaitGivesTheSetOnceItListens() throws Exception {
         try (ShareSetsAhead ahead = new ShareSetsAhead(2)) {
             List<ShareSpec> specs = specs("sb-t");
             ahead.startAhead("sb-t", fixture.launcher(), specs);
