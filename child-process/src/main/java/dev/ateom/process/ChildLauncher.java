@@ -11,6 +11,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The one owner of the daemon's children (CHV and virtiofsd): starts them, and binds those that must die with
@@ -20,19 +21,30 @@ import java.util.concurrent.Executors;
  * (util-linux, in every Debian base system), which calls {@code prctl(PR_SET_PDEATHSIG)} and execs the real
  * program under the same pid. The kernel sends that signal when the <em>thread</em> that forked the child ends,
  * not the process: spawning from a pool or virtual-thread carrier that later retires would kill the child. So
- * every start runs on one platform thread that lives as long as the JVM; its end, with the JVM's, is what kills
- * the children (a clean stop first suspends the sandboxes, then exits).
+ * every start runs on one of {@value #LAUNCH_THREADS} platform threads that live as long as the JVM (a fixed pool:
+ * its threads never time out, and a start's failure is its future's, never the thread's); their end, with the JVM's,
+ * is what kills the children (a clean stop first suspends the sandboxes, then exits).
+ *
+ * <p>Why several: a spawn ({@code ProcessBuilder.start}, through the JDK's spawn helper until the program's exec)
+ * takes 1.5-7.5 ms on a loaded 2-core host, and a bring-up starts three virtiofsd at once while the warm pool may be
+ * starting a VMM; on one thread the third share waited for the other spawns (docs/decisions.md, issue 27). One
+ * start that hangs (an output redirected to a FIFO nobody opens, a hung mount) holds up only its own thread.
  *
  * <p>A jailed CHV is started with {@code dieWithDaemon} false: its jail launcher ({@code ateom-jail
  * --die-with-parent}) sets the signal itself, after the uid change that would clear setpriv's. It is still started
- * from the launch thread, for the same reason.
+ * from a launch thread, for the same reason.
  */
 public final class ChildLauncher {
     /** Where util-linux installs setpriv. */
     public static final Path SETPRIV = Path.of("/usr/bin/setpriv");
 
-    private static final ExecutorService LAUNCH_THREAD = Executors.newSingleThreadExecutor(task -> {
-        Thread thread = new Thread(task, "ateom-child-launcher");
+    /** The three shares of a bring-up and a warm-pool VMM at once. */
+    static final int LAUNCH_THREADS = 4;
+
+    private static final AtomicInteger THREAD_SERIAL = new AtomicInteger();
+
+    private static final ExecutorService LAUNCHERS = Executors.newFixedThreadPool(LAUNCH_THREADS, task -> {
+        Thread thread = new Thread(task, "ateom-child-launcher-" + THREAD_SERIAL.incrementAndGet());
         thread.setDaemon(true);
         return thread;
     });
@@ -60,7 +72,7 @@ public final class ChildLauncher {
     }
 
     /**
-     * Starts {@code builder}'s command (redirections and environment as set on it) from the launch thread,
+     * Starts {@code builder}'s command (redirections and environment as set on it) from a launch thread,
      * behind setpriv when it must die with this JVM.
      *
      * @throws IOException the program could not be executed
@@ -75,14 +87,14 @@ public final class ChildLauncher {
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
-        }, LAUNCH_THREAD);
+        }, LAUNCHERS);
         try {
             return started.get();
         } catch (ExecutionException e) {
             if (e.getCause() instanceof UncheckedIOException io) throw io.getCause();
             throw new IOException("cannot start " + argv.getFirst() + ": " + e.getCause(), e.getCause());
         } catch (InterruptedException e) {
-            // the start still completes on the launch thread (a fork and exec: milliseconds) and the caller learns
+            // the start still completes on its launch thread (a fork and exec: milliseconds) and the caller learns
             // nothing of it, so it is waited for and killed here; returning before it is gone would leave it behind
             // whoever is interrupting us (a pool closing checks that nothing it started lives on)
             killWhenStarted(started);

@@ -7,17 +7,20 @@ import dev.ateom.fixtures.wait.Eventually;
 import dev.ateom.fixtures.wait.ProcessStatus;
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.nio.channels.FileChannel;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
 
-/** Why every start goes through one long-lived thread (the parent-death signal follows the forking thread), and the one policy. */
+/** Why every start goes through long-lived launch threads (the parent-death signal follows the forking thread), that one hung start holds up no other, and the one policy. */
 class ChildLauncherTest {
 
     @TempDir
@@ -61,6 +64,29 @@ class ChildLauncherTest {
         }
     }
 
+    /**
+     * A start whose input is a FIFO nobody writes to blocks in the JDK's open of the redirect, on its launch thread:
+     * another start still returns (on one launch thread it waited behind it). Opening the FIFO lets the first go on.
+     */
+    @Test
+    void aStartThatHangsHoldsUpNoOtherStart() throws Exception {
+        Path fifo = dir.resolve("nobody-writes");
+        assertThat(new ProcessBuilder("mkfifo", fifo.toString()).start().waitFor()).isZero();
+        CompletableFuture<Process> hung = startBeside(new ProcessBuilder("true").redirectInput(fifo.toFile()), false);
+        try {
+            Eventually.until(Duration.ofSeconds(5), ChildLauncherTest::aLaunchThreadIsOpeningAFile, "the first start to block opening the FIFO");
+            Process other = startBeside(new ProcessBuilder("sleep", "30"), true).get(10, TimeUnit.SECONDS);
+            other.destroyForcibly().waitFor();
+            assertThat(hung).as("the first start still waits for its FIFO").isNotDone();
+        } finally {
+            // read-write never blocks on a FIFO, and counts as the writer the first start's open waits for
+            try (FileChannel writer = FileChannel.open(fifo, StandardOpenOption.READ, StandardOpenOption.WRITE)) {
+                assertThat(writer.isOpen()).isTrue();
+            }
+            assertThat(hung.get(10, TimeUnit.SECONDS).waitFor(10, TimeUnit.SECONDS)).isTrue();
+        }
+    }
+
     @Test
     void aChildThatMustDieWithTheDaemonIsNotStartedWhenNothingCanMakeItSo() {
         assertThat(ChildLauncher.command(List.of("sleep", "1"), false, dir.resolve("no-setpriv"))).containsExactly("sleep", "1");
@@ -68,6 +94,27 @@ class ChildLauncherTest {
                 .isInstanceOf(ParentDeathSignalUnavailableException.class).hasMessageContaining("no-setpriv");
         assertThat(ChildLauncher.command(List.of("sleep", "1"), true)).containsExactly("/usr/bin/setpriv", "--pdeathsig", "SIGKILL", "--",
                 "sleep", "1");
+    }
+
+    /** {@link ChildLauncher#start} on a virtual thread of its own. */
+    private static CompletableFuture<Process> startBeside(ProcessBuilder builder, boolean dieWithDaemon) {
+        CompletableFuture<Process> started = new CompletableFuture<>();
+        Thread.ofVirtual().start(() -> {
+            try {
+                started.complete(ChildLauncher.start(builder, dieWithDaemon));
+            } catch (IOException | RuntimeException e) {
+                started.completeExceptionally(e);
+            }
+        });
+        return started;
+    }
+
+    /** Whether one of the launcher's threads is in a file's open (the FIFO's, which waits for a writer). */
+    private static boolean aLaunchThreadIsOpeningAFile() {
+        return Thread.getAllStackTraces().entrySet().stream()
+                .filter(e -> e.getKey().getName().startsWith("ateom-child-launcher"))
+                .anyMatch(e -> e.getKey().getState() == Thread.State.RUNNABLE && List.of(e.getValue()).stream()
+                        .anyMatch(frame -> frame.getMethodName().startsWith("open")));
     }
 
     private static String commandLine(long pid) throws IOException {
