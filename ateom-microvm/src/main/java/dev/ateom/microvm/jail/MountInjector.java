@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * Binds host paths into a running jail's mount namespace with the launcher's {@code --inject} mode, started ahead: the
  * daemon's JVM is multi-threaded and cannot enter another mount namespace itself, and a process start at the claim
- * (one fork and exec from a large JVM, through the one launch thread that the claim's virtiofsd starts also use) cost
+ * (one fork and exec from a large JVM, through the launch threads that the claim's virtiofsd starts also use) cost
  * 60-370 ms on the loaded host. Started once the jail is up, it holds the jail's namespace open and waits on its stdin;
  * {@link #inject} hands it the binds and waits for its end. One use.
  */
