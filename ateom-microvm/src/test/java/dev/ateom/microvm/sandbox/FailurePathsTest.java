@@ -47,9 +47,10 @@ class FailurePathsTest {
      * Timings that are no step (no crash point of their own), some only when there was a wait, which depends on the
      * host's load: a resume's wait for its suspend's teardown, the record saves, a warm jailed VMM's hand-over still
      * running when virtiofsd serve (a loaded fresh-clone run), virtiofsd started ahead still starting, the runtime's
-     * save still being fsynced when vm.create or vm.restore is done.
+     * save still being fsynced when vm.create or vm.restore is done, a jailed VMM's shares moved into its cgroup.
      */
-    private static final Set<String> SPANS = Set.of("previousTeardown", "records", "handOver", "virtiofsdAhead", "runtimeSaveWait");
+    private static final Set<String> SPANS = Set.of("previousTeardown", "records", "handOver", "virtiofsdAhead", "runtimeSaveWait",
+            "jailShares");
     static final List<String> RESUME = List.of("verify", "durable", "systemInfo", "virtiofsd", "rewrite", "chvStart", "runtimeSave",
             "vmRestore", "vmResume", "sync");
     static final List<String> DELETE = List.of("teardown", "leftovers", "runDir", "snapshots", "record");

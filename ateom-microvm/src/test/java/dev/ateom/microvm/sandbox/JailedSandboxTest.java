@@ -67,8 +67,11 @@ class JailedSandboxTest {
         assertNoFileOfJailUids(daemon.stateDir().resolve("snapshots").resolve(snapshotId));
 
         daemon.awaitPoolFull();
-        JsonNode resumed = daemon.post("/v1/sandboxes/jailed/resume", "{}").body().path("sandbox");
+        JsonNode resumeAnswer = daemon.post("/v1/sandboxes/jailed/resume", "{}").body();
+        JsonNode resumed = resumeAnswer.path("sandbox");
         assertThat(resumed.path("state").asText()).as(resumed.toString()).isEqualTo("RUNNING");
+        assertThat(resumeAnswer.path("timingsMs").has("jailShares")).as("the move into the cgroup is timed: %s",
+                resumeAnswer.path("timingsMs")).isTrue();
         assertJailed(resumed.path("runtime"));
         assertSharesInCgroup(resumed.path("runtime"));
         assertThat(daemon.metric(WARM_CLAIMS)).as("resume claimed a warm member").isEqualTo(warm + 2);

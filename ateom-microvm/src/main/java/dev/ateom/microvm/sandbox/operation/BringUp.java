@@ -133,7 +133,9 @@ final class BringUp {
         // a warm jailed VMM's hand-over ran beside virtiofsd's start; its jail is the sandbox's once it is done
         ChvProcess chv = started.await(timer);
         ShareSet shares = stillServing(record, startedShares, shareSpecs, timer, rollback);
-        vms.jailShares(record.id(), shares);
+        // with the jail, on the path: the shares' trees moved into the cgroup (a write per process and v1 hierarchy)
+        long jailing = System.nanoTime();
+        if (vms.jailShares(record.id(), shares)) timer.span("jailShares", jailing, System.nanoTime());
         // the last moment before the VM is created: the lease taken beside everything above must be held by now
         LeaseClaim lease = entry.leaseClaim();
         if (lease.enforced()) timer.run("lease", lease::await);

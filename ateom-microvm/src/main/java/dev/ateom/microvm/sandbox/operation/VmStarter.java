@@ -249,9 +249,13 @@ public final class VmStarter {
         return jailedStart.orElseThrow().start(record, layout, el, epoch, restoreDir, launch, rollback);
     }
 
-    /** A jailed VMM's virtiofsd: their sockets handed to its uid, the processes moved into its cgroup. */
-    void jailShares(String sandboxId, ShareSet shares) {
-        if (jailer.jailOf(sandboxId).isEmpty()) return;
+    /**
+     * A jailed VMM's virtiofsd: their sockets handed to its uid, the processes moved into its cgroup.
+     *
+     * @return whether the VMM is jailed (false: nothing to do)
+     */
+    boolean jailShares(String sandboxId, ShareSet shares) {
+        if (jailer.jailOf(sandboxId).isEmpty()) return false;
         List<Path> sockets = new ArrayList<>();
         shares.processes().forEach((kind, p) -> {
             sockets.add(p.socketPath());
@@ -261,6 +265,7 @@ public final class VmStarter {
             for (long child : p.descendantPids()) joinUnlessGone(sandboxId, child);
         });
         jailer.grantSockets(sandboxId, sockets);
+        return true;
     }
 
     /**
