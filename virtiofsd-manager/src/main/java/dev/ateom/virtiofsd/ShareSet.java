@@ -132,9 +132,12 @@ public final class ShareSet {
             Map<ShareKind, String> failures = new EnumMap<>(ShareKind.class);
             processes.forEach((kind, process) -> process.failure().ifPresent(why -> failures.put(kind, why)));
             if (!failures.isEmpty() || System.nanoTime() > deadline) return failures;
+            // the exits still to come (one already handled, e.g. its VMM disconnected, would end the wait at once)
+            CompletableFuture<?>[] pending = processes.values().stream().filter(p -> !p.exitedAlready())
+                    .map(VirtiofsdProcess::onExit).toArray(CompletableFuture[]::new);
+            if (pending.length == 0) return failures;
             try {
-                CompletableFuture.anyOf(processes.values().stream().map(VirtiofsdProcess::onExit).toArray(CompletableFuture[]::new))
-                        .get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                CompletableFuture.anyOf(pending).get(Math.max(1, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             } catch (TimeoutException | ExecutionException e) {
                 // none exited in time (or its exit handling failed): report what is known
             } catch (InterruptedException e) {

@@ -119,7 +119,8 @@ public final class VirtiofsdProcess {
 
     /**
      * Why this share cannot serve its VM, when it cannot: it has exited, or it never finished setting itself up. What
-     * a failed vm.create, vm.boot or vm.restore is explained by, since the VMM's own error names a socket at best.
+     * a failed vm.create, vm.boot or vm.restore is explained by, since the VMM's own error names a socket at best. A
+     * share that ended because its VMM disconnected is none: the VMM's failure came first (it closes its connections).
      */
     public Optional<String> failure() {
         if (serving.isCompletedExceptionally()) {
@@ -129,6 +130,7 @@ public final class VirtiofsdProcess {
         try {
             // gone, its exit being handled (a failure path: worth a moment for how it ended)
             VirtiofsdExit how = exit.get(EXIT_DESCRIBED_WITHIN.toMillis(), TimeUnit.MILLISECONDS);
+            if (how.reason() == VirtiofsdExit.Reason.FRONTEND_DISCONNECTED) return Optional.empty();
             return Optional.of(spec.describe() + ": virtiofsd pid " + pid() + " " + how.describe() + "; log "
                     + spec.logFile() + " ends with: " + String.join(" | ", how.logTail()));
         } catch (TimeoutException | ExecutionException e) {

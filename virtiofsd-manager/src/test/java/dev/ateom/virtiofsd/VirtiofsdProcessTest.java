@@ -75,6 +75,7 @@ class VirtiofsdProcessTest {
         assertThat(exit.describe()).isEqualTo("frontend disconnected");
         assertThat(exit.exitStatus()).hasValue(0);
         assertThat(exit.logTail()).anyMatch(l -> l.contains("Client disconnected"));
+        assertThat(process.failure()).as("its VMM left it first: no cause of a VMM's failure").isEmpty();
         assertThat(process.socketPath()).doesNotExist();
         assertThat(process.spec().pidFile()).doesNotExist();
         assertThat(process.isAlive()).isFalse();

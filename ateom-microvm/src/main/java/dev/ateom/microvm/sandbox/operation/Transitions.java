@@ -253,8 +253,10 @@ public final class Transitions {
     static String describe(Throwable e) {
         List<String> parts = new ArrayList<>();
         for (Throwable t = e; t != null && parts.size() < 6; t = t.getCause()) {
+            // CHV's own chain, after the call it answered (e.g. "cloud-hypervisor's vm.restore: Error from API: ...")
             String message = t instanceof ChvException chv && !chv.chain().isEmpty()
-                    ? "cloud-hypervisor: " + String.join(": ", chv.chain())
+                    ? "cloud-hypervisor's " + chv.endpoint().substring(chv.endpoint().lastIndexOf('/') + 1) + ": "
+                            + String.join(": ", chv.chain())
                     // file system errors carry only a path as message: the class says what happened
                     : t instanceof FileSystemException || t.getMessage() == null ? t.toString() : t.getMessage();
             if (!parts.contains(message)) parts.add(message);
