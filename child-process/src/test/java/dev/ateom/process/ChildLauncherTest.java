@@ -13,6 +13,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardOpenOption;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
@@ -113,7 +114,7 @@ class ChildLauncherTest {
     private static boolean aLaunchThreadIsOpeningAFile() {
         return Thread.getAllStackTraces().entrySet().stream()
                 .filter(e -> e.getKey().getName().startsWith("ateom-child-launcher"))
-                .anyMatch(e -> e.getKey().getState() == Thread.State.RUNNABLE && List.of(e.getValue()).stream()
+                .anyMatch(e -> e.getKey().getState() == Thread.State.RUNNABLE && Arrays.stream(e.getValue())
                         .anyMatch(frame -> frame.getMethodName().startsWith("open")));
     }
 

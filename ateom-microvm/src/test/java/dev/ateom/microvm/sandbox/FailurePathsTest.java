@@ -49,7 +49,7 @@ class FailurePathsTest {
      * running when virtiofsd serve (a loaded fresh-clone run), virtiofsd started ahead still starting, the runtime's
      * save still being fsynced when vm.create or vm.restore is done, a jailed VMM's shares moved into its cgroup.
      */
-    private static final Set<String> SPANS = Set.of("previousTeardown", "records", "handOver", "virtiofsdAhead", "runtimeSaveWait",
+    static final Set<String> SPANS = Set.of("previousTeardown", "records", "handOver", "virtiofsdAhead", "runtimeSaveWait",
             "jailShares");
     static final List<String> RESUME = List.of("verify", "durable", "systemInfo", "virtiofsd", "rewrite", "chvStart", "runtimeSave",
             "vmRestore", "vmResume", "sync");
