@@ -5,6 +5,7 @@ import java.lang.System.Logger.Level;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
 
 /**
  * Watches a virtiofsd that listens until it serves, off its starter's path ({@link VirtiofsdProcess#serving()}).
@@ -37,11 +38,7 @@ final class ServingWatch {
         long deadline = System.nanoTime() + timeout.toNanos();
         while (true) {
             if (process.exitedAlready() || !process.handle().isAlive()) {
-                process.notServing(new VirtiofsdException(spec.describe() + ": virtiofsd pid " + process.pid()
-                        + " exited after listening on " + spec.socketPath() + " and before serving: "
-                        + process.onExit().handle((exit, failed) -> exit != null
-                                ? exit.describe() + "; log " + spec.logFile() + " ends with: " + String.join(" | ", exit.logTail())
-                                : "its exit could not be handled: " + failed.getMessage()).join()));
+                settleExited(process);
                 return;
             }
             if (serves(process)) {
@@ -67,6 +64,24 @@ final class ServingWatch {
                 return;
             }
         }
+    }
+
+    /**
+     * It exited before a poll saw it serve. One whose frontend disconnected did serve (it accepted a VMM and ran until
+     * the VMM left, all between two polls: a loaded host), so it is no failure to serve; any other exit is.
+     */
+    private static void settleExited(VirtiofsdProcess process) {
+        ShareSpec spec = process.spec();
+        CompletableFuture<VirtiofsdExit> exited = process.onExit();
+        VirtiofsdExit exit = exited.exceptionally(failed -> null).join();
+        if (exit != null && exit.reason() == VirtiofsdExit.Reason.FRONTEND_DISCONNECTED) {
+            process.served();
+            return;
+        }
+        process.notServing(new VirtiofsdException(spec.describe() + ": virtiofsd pid " + process.pid()
+                + " exited after listening on " + spec.socketPath() + " and before serving: "
+                + (exit != null ? exit.describe() + "; log " + spec.logFile() + " ends with: " + String.join(" | ", exit.logTail())
+                        : "its exit could not be handled: " + exited.exceptionNow().getMessage())));
     }
 
     /** Whether a process of its tree has entered its seccomp filter; if so the tree and its sockets are remembered. */

@@ -13,8 +13,9 @@ import java.util.Set;
 
 /**
  * A virtiofsd that listens on its {@code --socket-path} like the real one and then fails its set-up ({@code exit}: the
- * real one's error line, exit status 3, 300 ms later) or never finishes it ({@code hang}): what a start that returns at
- * the listen must still report. Only JDK classes, so it runs from this class's own directory.
+ * real one's error line, exit status 3, 300 ms later), never finishes it ({@code hang}), or serves a VMM that leaves
+ * before any poll could see it serve ({@code served}: the real one's lines, exit status 0, 300 ms later; it never
+ * enters a seccomp filter): what a start that returns at the listen must still report. Only JDK classes, so it runs from this class's own directory.
  */
 public final class ListeningFake {
 
@@ -46,6 +47,13 @@ public final class ListeningFake {
         try (ServerSocketChannel listener = ServerSocketChannel.open(StandardProtocolFamily.UNIX)) {
             listener.bind(UnixDomainSocketAddress.of(socket));
             System.out.println("[INFO  virtiofsd] Waiting for vhost-user socket connection...");
+            if (mode.equals("served")) {
+                Thread.sleep(300);
+                System.out.println("[INFO  virtiofsd] Client connected, servicing requests");
+                System.out.println("[INFO  virtiofsd] Client disconnected, shutting down");
+                System.out.flush();
+                Runtime.getRuntime().halt(0);
+            }
             if (mode.equals("exit")) {
                 Thread.sleep(300);
                 System.out.println("[ERROR virtiofsd] Error: cannot set up the sandbox: boom");

@@ -335,6 +335,22 @@ class VirtiofsdProcessTest {
         }
     }
 
+    /**
+     * One whose VMM connected and left before a poll saw it serve (a loaded host: fcF) did serve: its serving completes
+     * and its disconnect is no failure that could explain a VMM's.
+     */
+    @Test
+    void aVirtiofsdWhoseFrontendLeftBeforeAnyPollSawItServeDidServe() throws Exception {
+        try (VirtiofsdLauncher fake = new VirtiofsdLauncher(ListeningFake.binary(run, "served"), VirtiofsdLauncher.Settings.DEFAULT)) {
+            VirtiofsdProcess process = fake.start(spec(ShareKind.DURABLE));
+
+            assertThat(process.onExit().get(10, TimeUnit.SECONDS).reason()).isEqualTo(VirtiofsdExit.Reason.FRONTEND_DISCONNECTED);
+            assertThat(process.serving()).succeedsWithin(Duration.ofSeconds(10));
+            assertThat(process.failure()).isEmpty();
+            assertThat(fake.running()).isEmpty();
+        }
+    }
+
     /** One that listens and never sets itself up is killed once the ready timeout passes: a VMM waiting on it fails. */
     @Test
     void aVirtiofsdThatListensButNeverServesIsKilledAfterTheReadyTimeout() throws Exception {
