@@ -8,6 +8,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.attribute.PosixFilePermission;
@@ -117,18 +118,13 @@ class ChvSamplesConformanceTest {
         String good = "{\"cpus\":{\"boot_vcpus\":1,\"max_vcpus\":1},\"memory\":{\"size\":268435456,\"shared\":true},"
                 + "\"payload\":{\"kernel\":\"/opt/guest/vmlinux\",\"initramfs\":\"/opt/guest/initramfs.cpio.gz\",\"cmdline\":\"console=ttyS0\"},"
                 + "\"fs\":[{\"tag\":\"ateRootfs\",\"num_queues\":1,\"queue_size\":1024}]}";
-        // the recorded sample: fs[0] without socket, serde stops at the end of that object
-        String sample = Files.exists(samples().resolve("05-bad-input/fs-missing-socket/request.json"))
-                ? Files.readString(samples().resolve("05-bad-input/fs-missing-socket/request.json")).strip() : null;
-        if (sample != null) {
-            // real CHV reports columns 266 / 380 here (inside the next fs entry); the stand-in reports the end of the
-            // offending object (250 / 370): same message, column not reproduced
-            assertErrorPrefix("vm.create fs missing socket (sample body)", raw.put("vm.create", sample), 400,
-                    List.of("Failed to deserialize JSON"), "missing field `socket` at line 1 column ");
-            String noTag = Files.readString(samples().resolve("05-bad-input/fs-missing-tag/request.json")).strip();
-            assertErrorPrefix("vm.create fs missing tag (sample body)", raw.put("vm.create", noTag), 400,
-                    List.of("Failed to deserialize JSON"), "missing field `tag` at line 1 column ");
-        }
+        // the recorded sample: fs[0] without socket, serde stops at the end of that object; real CHV reports columns
+        // 266 / 380 here (inside the next fs entry), the stand-in the end of the offending object (250 / 370): same
+        // message, column not reproduced
+        assertErrorPrefix("vm.create fs missing socket (sample body)", raw.put("vm.create", sample("05-bad-input/fs-missing-socket/request.json")),
+                400, List.of("Failed to deserialize JSON"), "missing field `socket` at line 1 column ");
+        assertErrorPrefix("vm.create fs missing tag (sample body)", raw.put("vm.create", sample("05-bad-input/fs-missing-tag/request.json")),
+                400, List.of("Failed to deserialize JSON"), "missing field `tag` at line 1 column ");
         assertErrorPrefix("vm.create fs missing socket", raw.put("vm.create", good), 400,
                 List.of("Failed to deserialize JSON"), "missing field `socket` at line 1 column ");
         assertError("vm.create malformed JSON", raw.put("vm.create", "{\"cpus\":{\"boot_vcpus\":1,"), 400,
@@ -391,8 +387,15 @@ class ChvSamplesConformanceTest {
         return Stream.concat(outer.stream(), inner.stream()).toArray(String[]::new);
     }
 
-    private static Path samples() {
-        return HostTools.repoRoot().resolveSibling("shared").resolve("reference/chv-samples");
+    /**
+     * A recorded request body, copied from {@code ../shared/reference/chv-samples} (beside the repo only on the machines
+     * it was recorded for) into this module's test resources, so the comparison runs in every checkout.
+     */
+    private static String sample(String file) throws IOException {
+        try (var in = ChvSamplesConformanceTest.class.getResourceAsStream("/chv-samples/" + file)) {
+            if (in == null) throw new IllegalStateException("chv-samples/" + file + " is not among the test resources");
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8).strip();
+        }
     }
 
 }
