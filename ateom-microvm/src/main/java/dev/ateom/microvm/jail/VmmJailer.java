@@ -38,9 +38,11 @@ import static java.lang.System.Logger.Level.INFO;
 import static java.lang.System.Logger.Level.WARNING;
 
 /**
- * Puts every VMM in a jail of its own ({@code --jail on}): a uid from the range, the sandbox's cgroup, a root
- * holding only what that VMM needs ({@link VmmJails}), and the ownership of the files it reads and writes. One
- * jail per sandbox is live at a time; {@link #release} ends it (cgroup, uid, root).
+ * Puts every VMM in a jail of its own ({@code --jail on}): a uid from the range, a cgroup with the sandbox's limits, a
+ * root holding only what that VMM needs ({@link VmmJails}), an outbox, and the ownership of the files it reads and
+ * writes. A jail belongs to one epoch of its sandbox (one VMM): nothing in it is shared with the sandbox's other epochs,
+ * so a resume's new jail is made while its suspend's teardown still ends the old one ({@link LiveJails});
+ * {@link #release} ends it (cgroup, uid, root, outbox).
  *
  * <p>The cgroups of this daemon live under {@code ateom-<hash of the state dir>} in each hierarchy, so two
  * daemons on one host never touch each other's; at start whatever a killed daemon left there is removed
@@ -56,7 +58,7 @@ public final class VmmJailer {
     final Optional<CgroupDriver> cgroups;
     final UidAllocator uids;
     final Supplier<VmmProgram> program;
-    private final Map<String, VmmJail> live = new ConcurrentHashMap<>();
+    private final LiveJails live = new LiveJails();
     private final Set<String> adoptedCgroups = ConcurrentHashMap.newKeySet();
     private volatile PoolMemberJails poolMembers;
 
@@ -132,37 +134,49 @@ public final class VmmJailer {
         return cgroups;
     }
 
-    /** Bytes of memory each live jailed sandbox's cgroup uses now (VMM and virtiofsd), by sandbox id. */
+    /** Bytes of memory each live jailed sandbox's current cgroup uses now (VMM and virtiofsd), by sandbox id. */
     public Map<String, Long> memoryUsage() {
         Map<String, Long> usage = new TreeMap<>();
-        cgroups.ifPresent(d -> live.values().forEach(j -> j.cgroup().flatMap(c -> {
+        cgroups.ifPresent(d -> live.currents().forEach(j -> j.cgroup().flatMap(c -> {
             var bytes = d.memoryUsage(c);
             return bytes.isPresent() ? Optional.of(bytes.getAsLong()) : Optional.<Long>empty();
         }).ifPresent(bytes -> usage.put(j.sandboxId(), bytes))));
         return usage;
     }
 
-    /** The live jail of a sandbox's VMM, if jailed. */
+    /** The jail of a sandbox's current VMM (its newest epoch's), if jailed. */
     public Optional<VmmJail> jailOf(String sandboxId) {
-        return Optional.ofNullable(live.get(sandboxId));
+        return live.current(sandboxId);
+    }
+
+    /** The jail of a sandbox's {@code epoch}-th VMM, while it is live. */
+    public Optional<VmmJail> jailOf(String sandboxId, int epoch) {
+        return live.of(sandboxId, epoch);
+    }
+
+    /** The name of the cgroup and root of a sandbox's {@code epoch}-th VMM started cold (an epoch's own: see the class doc). */
+    static String jailName(String name, int epoch) {
+        return name + "-e" + epoch;
     }
 
     /**
      * A new jail for the {@code epoch}-th VMM of a sandbox: uid, cgroup, the run dir, outbox and restore dir handed
      * to that uid. Undone entirely when any step fails.
      *
-     * @param name        the sandbox's short name (its run dir's), the cgroup's name
+     * @param name        the sandbox's short name (its run dir's): the cgroup and root are named after it and the epoch
      * @param readOnly    kernel and initramfs
      * @param restoreDir  a restore's source dir, read-only
+     * @param outbox      the epoch's own outbox
      */
     public VmmJail prepare(String sandboxId, String name, int epoch, int vcpus, int memoryMib, List<Path> readOnly, Path runDir,
                            Optional<Path> restoreDir, Path outbox, boolean dieWithDaemon) {
         int uid = allocateUid();
         Optional<SandboxCgroup> cgroup = Optional.empty();
-        Path root = rootsDir.resolve(name + "-e" + epoch);
+        String jailName = jailName(name, epoch);
+        Path root = rootsDir.resolve(jailName);
         try {
             VmmProgram vmm = program.get();
-            cgroup = sandboxCgroup(name, vcpus, memoryMib, vmm);
+            cgroup = sandboxCgroup(jailName, vcpus, memoryMib, vmm);
             Files.createDirectories(root);
             handFiles(uid, runDir, restoreDir, outbox);
             List<Path> ro = new ArrayList<>(readOnly);
@@ -172,7 +186,7 @@ public final class VmmJailer {
                     Optional.empty(), cgroup, NOFILE, fsize));
             VmmJail jail = new VmmJail(sandboxId, epoch, uid, cgroup, outbox, root, JailCommand.prefix(launcher, spec, dieWithDaemon),
                     vmm.environment(runDir));
-            live.put(sandboxId, jail);
+            live.put(jail);
             return jail;
         } catch (IOException | RuntimeException e) {
             cgroup.ifPresent(c -> cgroups.orElseThrow().remove(c));
@@ -188,7 +202,7 @@ public final class VmmJailer {
                 + " is taken by a live VMM"));
     }
 
-    /** The sandbox's cgroup (named {@code name}) with its limits: the guest's memory, the overhead, the program's own. */
+    /** A cgroup named {@code name} with a sandbox's limits: the guest's memory, the overhead, the program's own. */
     Optional<SandboxCgroup> sandboxCgroup(String name, int vcpus, int memoryMib, VmmProgram vmm) {
         CgroupLimits limits = sandboxLimits(vcpus, memoryMib, vmm);
         return cgroups.map(d -> d.create(name, limits));
@@ -217,7 +231,7 @@ public final class VmmJailer {
 
     /** A jail made elsewhere (a warm pool member handed over) is now the sandbox's live one. */
     void register(VmmJail jail) {
-        live.put(jail.sandboxId(), jail);
+        live.put(jail);
     }
 
     /**
@@ -254,18 +268,18 @@ public final class VmmJailer {
         }
     }
 
-    /** The vhost-user sockets the jailed VMM connects to (virtiofsd's, created by root) handed to its uid. */
-    public void grantSockets(String sandboxId, Collection<Path> sockets) {
-        VmmJail jail = live.get(sandboxId);
-        if (jail == null) return;
+    /** The vhost-user sockets a jailed VMM connects to (virtiofsd's, created by root) handed to its uid. */
+    public void grantSockets(VmmJail jail, Collection<Path> sockets) {
         for (Path socket : sockets) FileOwnership.give(socket, jail.uid(), "rw-------");
     }
 
-    /** Moves a process of the sandbox (its virtiofsd) into the sandbox's cgroup. */
-    public void joinCgroup(String sandboxId, long pid) {
-        VmmJail jail = live.get(sandboxId);
-        if (jail == null || jail.cgroup().isEmpty()) return;
-        cgroups.orElseThrow().move(jail.cgroup().get(), pid);
+    /**
+     * Moves a process of the sandbox (its virtiofsd) into a jail's cgroup. The first move after a while waits for an
+     * RCU grace period in the kernel (cgroup v1 here: 8-21 ms for the first write to a {@code cgroup.procs}, 0.04 ms for
+     * the ones right after it), so a caller moves its processes together, off the path where it can.
+     */
+    public void joinCgroup(VmmJail jail, long pid) {
+        jail.cgroup().ifPresent(c -> cgroups.orElseThrow().move(c, pid));
     }
 
     /**
@@ -275,7 +289,7 @@ public final class VmmJailer {
      * @param snapshot asks CHV to write a snapshot into the given dir
      */
     public void snapshot(String sandboxId, Path destination, Consumer<Path> snapshot) {
-        VmmJail jail = live.get(sandboxId);
+        VmmJail jail = live.current(sandboxId).orElse(null);
         if (jail == null) {
             snapshot.accept(destination);
             return;
@@ -297,10 +311,13 @@ public final class VmmJailer {
         }
     }
 
-    /** Ends the jail of a sandbox's {@code epoch}-th VMM (after the VMM is gone): cgroup, uid, root. */
+    /**
+     * Ends the jail of a sandbox's {@code epoch}-th VMM (after the VMM is gone): cgroup, uid, root, outbox. A later
+     * epoch's jail of the sandbox, made meanwhile, is not touched.
+     */
     public void release(String sandboxId, int epoch) {
-        VmmJail jail = live.get(sandboxId);
-        if (jail == null || jail.epoch() != epoch || !live.remove(sandboxId, jail)) return;
+        VmmJail jail = live.remove(sandboxId, epoch).orElse(null);
+        if (jail == null) return;
         jail.cgroup().ifPresent(c -> {
             if (!cgroups.orElseThrow().remove(c)) LOG.log(WARNING, "cgroup " + c.dirs() + " of " + sandboxId + " is left behind");
         });
@@ -310,13 +327,27 @@ public final class VmmJailer {
         jail.poolDir().ifPresent(VmmJailer::deleteQuietly);
     }
 
-    /** A survivor of a killed daemon kept running (adopted): its uid and cgroup stay taken. */
-    public void adopt(String sandboxId, int epoch, int uid, String cgroupName, Path runDir, Path outbox) {
+    /**
+     * A survivor of a killed daemon kept running (adopted): its uid and cgroup stay taken.
+     *
+     * @param cgroupName its cgroup's name as recorded, empty where the host offered none
+     * @param root       the host dir its root is mounted on
+     * @param outbox     its outbox
+     */
+    public void adopt(String sandboxId, int epoch, int uid, Optional<String> cgroupName, Path root, Path outbox) {
         if (!config.enabled()) return;
         uids.adopt(uid);
-        Optional<SandboxCgroup> cgroup = cgroups.map(d -> d.existing(cgroupName, new CgroupLimits(1, 1, 0)));
+        Optional<SandboxCgroup> cgroup = cgroupName.flatMap(name -> cgroups.map(d -> d.existing(name, new CgroupLimits(1, 1, 0))));
         cgroup.ifPresent(c -> adoptedCgroups.add(c.name()));
-        live.put(sandboxId, new VmmJail(sandboxId, epoch, uid, cgroup, outbox, rootsDir.resolve(cgroupName + "-e" + epoch), List.of(), Map.of()));
+        live.put(new VmmJail(sandboxId, epoch, uid, cgroup, outbox, root, List.of(), Map.of()));
+    }
+
+    /**
+     * The host dir of a cold jail's root: where a record of a daemon before it was recorded gets it from (named after
+     * the sandbox and epoch, as its cgroup was after the sandbox alone).
+     */
+    public Path rootOf(String name, int epoch) {
+        return rootsDir.resolve(jailName(name, epoch));
     }
 
     /** Removes the cgroups (killing what runs in them) and roots a previous daemon left that no adopted VMM uses. */
@@ -333,7 +364,7 @@ public final class VmmJailer {
         });
         try (var roots = Files.list(rootsDir)) {
             Set<Path> used = ConcurrentHashMap.newKeySet();
-            live.values().forEach(j -> used.add(j.root()));
+            live.all().forEach(j -> used.add(j.root()));
             memberNames.forEach(n -> used.add(rootsDir.resolve(n)));
             roots.filter(r -> !used.contains(r)).forEach(VmmJailer::deleteQuietly);
         } catch (IOException e) {

@@ -16,9 +16,11 @@ import java.util.Map;
  * @param memoryBytes   the cgroup's memory limit
  * @param pidsMax       its tasks limit
  * @param cpuQuota      CPUs worth of time (0: none)
+ * @param root          the host dir the VMM's root is mounted on; absent in a record of a daemon before it was recorded
+ * @param outbox        the dir (this epoch's own) the VMM writes snapshots into; absent as {@code root}
  */
 public record JailRuntime(int uid, int gid, long vmmPid, int cgroupVersion, String cgroup, List<String> cgroupPaths,
-                          Map<String, String> namespaces, long memoryBytes, long pidsMax, double cpuQuota) {
+                          Map<String, String> namespaces, long memoryBytes, long pidsMax, double cpuQuota, String root, String outbox) {
     public JailRuntime {
         cgroupPaths = cgroupPaths == null ? List.of() : List.copyOf(cgroupPaths);
         namespaces = namespaces == null ? Map.of() : Map.copyOf(namespaces);

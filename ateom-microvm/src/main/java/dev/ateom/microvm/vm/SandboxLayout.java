@@ -35,6 +35,13 @@ public record SandboxLayout(String sandboxId, Path sandboxDir, Path durableDir, 
 
     public Path restoreRoot() { return sandboxDir.resolve("restore"); }
 
+    /**
+     * The outbox of a jailed {@code epoch}-th VMM, the one dir outside its run dir it writes (snapshots), on the state
+     * dir's filesystem so they move out by a rename: {@code <sandbox>/vmm-out-e<epoch>}, an epoch's own, so a resume's
+     * new VMM gets its own while the old one's teardown removes the old (no parent dir shared by the two either).
+     */
+    public Path vmmOutbox(int epoch) { return sandboxDir.resolve("vmm-out-e" + epoch); }
+
     static String runDirName(String sandboxId) {
         if (sandboxId.length() <= MAX_RUN_NAME) return sandboxId;
         try {

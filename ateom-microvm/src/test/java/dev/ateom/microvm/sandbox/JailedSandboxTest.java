@@ -107,6 +107,46 @@ class JailedSandboxTest {
         }
     }
 
+    /**
+     * A resume sent the moment its suspend answered starts while that suspend's teardown still ends the old VMM: the
+     * new VMM's jail is its epoch's own (uid, cgroup, outbox), so the resume does not wait for the teardown, and the
+     * teardown ends only the old jail. Three rounds, each suspend writing its snapshot through the previous resume's
+     * outbox.
+     */
+    @Test
+    void aResumeRightAfterItsSuspendGetsAJailOfItsOwnWithoutWaitingForTheTeardown() throws Exception {
+        daemon.awaitPoolFull();
+        JsonNode before = daemon.createOk(daemon.spec("back2back", "back2back")).body().path("sandbox").path("runtime");
+        for (int round = 0; round < 3; round++) {
+            JsonNode suspended = daemon.post("/v1/sandboxes/back2back/suspend", "{}").body();
+            assertThat(suspended.path("snapshotId").asText()).as(suspended.toString()).isNotEmpty();
+            JsonNode answer = daemon.post("/v1/sandboxes/back2back/resume", "{}").body();
+            JsonNode after = answer.path("sandbox").path("runtime");
+            assertThat(answer.path("sandbox").path("state").asText()).as(answer.toString()).isEqualTo("RUNNING");
+            assertThat(answer.path("timingsMs").has("previousTeardown")).as("the resume waited for the old VMM's teardown: %s",
+                    answer.path("timingsMs")).isFalse();
+            JsonNode oldJail = before.path("jail");
+            JsonNode newJail = after.path("jail");
+            assertThat(newJail.path("cgroup").asText()).isNotEqualTo(oldJail.path("cgroup").asText());
+            assertThat(newJail.path("outbox").asText()).as("the epoch's own outbox").endsWith("/vmm-out-e" + after.path("epoch").asInt())
+                    .isNotEqualTo(oldJail.path("outbox").asText());
+
+            daemon.awaitTeardowns();
+            assertThat(running(oldJail.path("vmmPid").asLong())).as("the old VMM").isFalse();
+            for (JsonNode path : oldJail.path("cgroupPaths")) assertThat(Path.of(path.asText())).as("the old cgroup").doesNotExist();
+            assertThat(Path.of(oldJail.path("outbox").asText())).as("the old outbox").doesNotExist();
+            assertThat(Path.of(oldJail.path("root").asText())).as("the old root").doesNotExist();
+            // the old teardown left the new jail whole
+            assertJailed(after);
+            assertSharesInCgroup(after);
+            assertThat(Path.of(newJail.path("outbox").asText())).as("the new outbox").isDirectory();
+            before = after;
+        }
+        assertThat(daemon.delete("/v1/sandboxes/back2back?deleteSnapshots=true").status()).isEqualTo(204);
+        for (JsonNode path : before.path("jail").path("cgroupPaths")) assertThat(Path.of(path.asText())).doesNotExist();
+        assertThat(Path.of(before.path("jail").path("root").asText())).doesNotExist();
+    }
+
     @Test
     void aRestartAdoptsAJailedSurvivorAndRemovesADeadDaemonsCgroups() throws Exception {
         Map<ConfigOption, String> outliving = Map.of(ConfigOption.CHILDREN_DIE_WITH_DAEMON, "false");
@@ -195,7 +235,8 @@ class JailedSandboxTest {
             long vmm = runtime.path("jail").path("vmmPid").asLong();
             assertThat(idle).as("a cold VMM, not a member").doesNotContain(vmm);
             assertThat(idle.stream().filter(JailedSandboxTest::running).count()).as("the claimed member was discarded").isEqualTo(idle.size() - 1);
-            assertThat(runtime.path("jail").path("cgroup").asText()).as("the cold jail's cgroup is named after the sandbox").isEqualTo("fallback");
+            assertThat(runtime.path("jail").path("cgroup").asText()).as("the cold jail's cgroup is named after the sandbox and epoch")
+                    .isEqualTo("fallback-e" + runtime.path("epoch").asInt());
             assertThat(harness.delete("/v1/sandboxes/fallback").status()).isEqualTo(204);
             for (JsonNode path : runtime.path("jail").path("cgroupPaths")) assertThat(Path.of(path.asText())).doesNotExist();
             assertThat(running(vmm)).isFalse();

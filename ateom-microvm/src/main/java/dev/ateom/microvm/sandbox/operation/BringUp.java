@@ -120,10 +120,9 @@ final class BringUp {
         }
         // Nothing below shares a resource with the previous VM still being torn down: a new epoch dir and sockets, its
         // own restore dir (the teardown removes only its own, and the root only while no resume has begun), a CHV of
-        // its own. So the resume goes on; the old processes stay findable by their epoch dir (kept above) until gone.
-        // A jailed VMM is the exception: the sandbox has one jail and one cgroup (named after it, its memory limit sized
-        // for one VMM), which the old VMM's teardown releases; the new jail may be made only after that.
-        if (SpeedBaseline.active() || vms.jailer().enabled()) awaitPreviousTeardown(entry, timer);
+        // its own, with the jail a jail of its own (uid, cgroup, root and outbox: the teardown releases only its
+        // epoch's). So the resume goes on; the old processes stay findable by their epoch dir (kept above) until gone.
+        if (SpeedBaseline.active()) awaitPreviousTeardown(entry, timer);
         Optional<Path> restoreDir = source instanceof VmSource.Restore restore
                 ? Optional.of(timer.step("rewrite", () -> vms.prepareRestoreDir(restore.snapshot(), layout, epoch, el,
                         VmStarter.socketsByTag(shareSpecs), rollback)))
@@ -135,7 +134,7 @@ final class BringUp {
         ShareSet shares = stillServing(record, startedShares, shareSpecs, timer, rollback);
         // with the jail, on the path: the shares' trees moved into the cgroup (a write per process and v1 hierarchy)
         long jailing = System.nanoTime();
-        if (vms.jailShares(record.id(), shares)) timer.span("jailShares", jailing, System.nanoTime());
+        if (vms.jailShares(record.id(), epoch, shares)) timer.span("jailShares", jailing, System.nanoTime());
         // the last moment before the VM is created: the lease taken beside everything above must be held by now
         LeaseClaim lease = entry.leaseClaim();
         if (lease.enforced()) timer.run("lease", lease::await);

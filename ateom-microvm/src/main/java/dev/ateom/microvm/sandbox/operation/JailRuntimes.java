@@ -31,8 +31,10 @@ final class JailRuntimes {
             }
         }
         return jail.cgroup().map(c -> new JailRuntime(jail.uid(), jail.uid(), vmm, c.version(), c.name(), paths(c), namespaces,
-                        c.limits().memoryBytes(), c.limits().pidsMax(), Math.max(0, c.limits().cpuQuota())))
-                .orElseGet(() -> new JailRuntime(jail.uid(), jail.uid(), vmm, 0, null, List.of(), namespaces, 0, 0, 0));
+                        c.limits().memoryBytes(), c.limits().pidsMax(), Math.max(0, c.limits().cpuQuota()), jail.root().toString(),
+                        jail.outbox().toString()))
+                .orElseGet(() -> new JailRuntime(jail.uid(), jail.uid(), vmm, 0, null, List.of(), namespaces, 0, 0, 0,
+                        jail.root().toString(), jail.outbox().toString()));
     }
 
     private static List<String> paths(SandboxCgroup cgroup) {

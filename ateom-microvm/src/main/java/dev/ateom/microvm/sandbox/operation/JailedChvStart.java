@@ -54,7 +54,7 @@ final class JailedChvStart {
         String name = layout.runDir().getFileName().toString();
         int vcpus = spec.vcpus() == null ? 1 : spec.vcpus();
         int memoryMib = spec.memoryMib() == null ? 512 : spec.memoryMib();
-        Path outbox = layout.sandboxDir().resolve("vmm-out");
+        Path outbox = layout.vmmOutbox(epoch);
         // registered before the kill: the rollback runs last to first, so the jail ends after CHV is killed
         rollback.add("end the jail of cloud-hypervisor", () -> jailer.release(record.id(), epoch));
         Supplier<ChvProcess> cold = () -> {

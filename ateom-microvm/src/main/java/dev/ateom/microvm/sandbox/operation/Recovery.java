@@ -4,6 +4,7 @@ import dev.ateom.chv.ChvClient;
 import dev.ateom.chv.ChvTimeouts;
 import dev.ateom.chv.MemoryRestoreMode;
 import dev.ateom.chv.VmState;
+import dev.ateom.microvm.sandbox.JailRuntime;
 import dev.ateom.microvm.sandbox.Operation;
 import dev.ateom.microvm.sandbox.SandboxRecord;
 import dev.ateom.microvm.sandbox.SandboxState;
@@ -166,8 +167,12 @@ public final class Recovery {
         entry.live(new LiveVm(runtime.epoch(), null, shares, sync, onDemandSource, slot));
         // a jailed survivor keeps its uid and cgroup: neither is handed out or removed while it lives
         if (runtime.jail() != null) {
-            context.vms().jailer().adopt(record.id(), runtime.epoch(), runtime.jail().uid(), runtime.jail().cgroup(),
-                    Path.of(runtime.runDir()), layout.sandboxDir().resolve("vmm-out"));
+            JailRuntime jail = runtime.jail();
+            // a record of a daemon before per-epoch jails names neither: its root and outbox were named after the sandbox
+            Path root = jail.root() != null ? Path.of(jail.root())
+                    : context.vms().jailer().rootOf(Path.of(runtime.runDir()).getFileName().toString(), runtime.epoch());
+            Path outbox = jail.outbox() != null ? Path.of(jail.outbox()) : layout.sandboxDir().resolve("vmm-out");
+            context.vms().jailer().adopt(record.id(), runtime.epoch(), jail.uid(), Optional.ofNullable(jail.cgroup()), root, outbox);
         }
         LOG.log(INFO, "adopted running sandbox " + record.id() + " (cloud-hypervisor pid " + runtime.chvPid() + ")");
         return true;

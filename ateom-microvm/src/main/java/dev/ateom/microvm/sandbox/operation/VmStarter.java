@@ -6,6 +6,7 @@ import dev.ateom.microvm.HostTools;
 import dev.ateom.microvm.PrivateDirs;
 import dev.ateom.microvm.config.DaemonConfig;
 import dev.ateom.microvm.jail.PoolMemberJails;
+import dev.ateom.microvm.jail.VmmJail;
 import dev.ateom.microvm.jail.VmmJailer;
 import dev.ateom.microvm.sandbox.NetworkRuntime;
 import dev.ateom.microvm.sandbox.Rollback;
@@ -254,17 +255,18 @@ public final class VmStarter {
      *
      * @return whether the VMM is jailed (false: nothing to do)
      */
-    boolean jailShares(String sandboxId, ShareSet shares) {
-        if (jailer.jailOf(sandboxId).isEmpty()) return false;
+    boolean jailShares(String sandboxId, int epoch, ShareSet shares) {
+        Optional<VmmJail> jail = jailer.jailOf(sandboxId, epoch);
+        if (jail.isEmpty()) return false;
         List<Path> sockets = new ArrayList<>();
         shares.processes().forEach((kind, p) -> {
             sockets.add(p.socketPath());
             // the whole tree: the serving process is the namespace-sandbox child, forked before this. The parent first,
             // its children read after: one forked in between is born in the cgroup
-            jailer.joinCgroup(sandboxId, p.pid());
-            for (long child : p.descendantPids()) joinUnlessGone(sandboxId, child);
+            jailer.joinCgroup(jail.get(), p.pid());
+            for (long child : p.descendantPids()) joinUnlessGone(jail.get(), child);
         });
-        jailer.grantSockets(sandboxId, sockets);
+        jailer.grantSockets(jail.get(), sockets);
         return true;
     }
 
@@ -273,9 +275,9 @@ public final class VmStarter {
      * that serves, and a start returns at the listen, so it may still run), or a serving child that crashed, which
      * ends its parent too and is found as that share's exit.
      */
-    private void joinUnlessGone(String sandboxId, long pid) {
+    private void joinUnlessGone(VmmJail jail, long pid) {
         try {
-            jailer.joinCgroup(sandboxId, pid);
+            jailer.joinCgroup(jail, pid);
         } catch (RuntimeException e) {
             if (ProcessTree.isRunning(pid)) throw e;
         }
@@ -284,7 +286,7 @@ public final class VmStarter {
     /** What a restarted daemon needs to find (and adopt or kill) these processes. */
     VmRuntime runtimeOf(String sandboxId, SandboxLayout.EpochLayout el, int epoch, ChvProcess chv, ShareSet shares, NetworkRuntime network) {
         VmRuntime runtime = runtimeOf(el, epoch, chv, shares, network);
-        return jailer.jailOf(sandboxId).map(jail -> runtime.withJail(JailRuntimes.of(jail, chv.pid()))).orElse(runtime);
+        return jailer.jailOf(sandboxId, epoch).map(jail -> runtime.withJail(JailRuntimes.of(jail, chv.pid()))).orElse(runtime);
     }
 
     static VmRuntime runtimeOf(SandboxLayout.EpochLayout el, int epoch, ChvProcess chv, ShareSet shares, NetworkRuntime network) {
