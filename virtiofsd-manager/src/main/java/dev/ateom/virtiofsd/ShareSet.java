@@ -10,6 +10,7 @@ import java.util.HashSet;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
@@ -19,6 +20,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.concurrent.atomic.AtomicReference;
 import java.util.function.Function;
 
 /**
@@ -30,6 +32,8 @@ public final class ShareSet {
     private static final System.Logger LOG = System.getLogger(ShareSet.class.getName());
 
     private final Map<ShareKind, VirtiofsdProcess> processes;
+    /** Where a caller confined the processes ({@link #confine}), ended once they are stopped or killed; once. */
+    private final AtomicReference<ShareConfinement> confinement = new AtomicReference<>();
 
     private ShareSet(Map<ShareKind, VirtiofsdProcess> processes) {
         this.processes = Collections.unmodifiableMap(new EnumMap<>(processes));
@@ -174,6 +178,21 @@ public final class ShareSet {
         return processes.values().stream().map(VirtiofsdProcess::record).toList();
     }
 
+    /**
+     * Records where the caller confined these processes: the set ends it once they are stopped or killed, whoever does
+     * that (a bring-up's rollback, a teardown, a set started ahead and dropped). At most one.
+     */
+    public void confine(ShareConfinement where) {
+        if (!confinement.compareAndSet(null, where)) {
+            throw new IllegalStateException("this share set is confined already (" + confinement.get().name() + ")");
+        }
+    }
+
+    /** Where the processes were confined, until that ended. */
+    public Optional<ShareConfinement> confinement() {
+        return Optional.ofNullable(confinement.get());
+    }
+
     /** Stops every process (SIGTERM, then SIGKILL after the grace period); returns how each ended. */
     public Map<ShareKind, VirtiofsdExit> stop() {
         return endEach(VirtiofsdProcess::stop);
@@ -200,6 +219,9 @@ public final class ShareSet {
                 });
             }
         }
+        // the processes are gone (or their ends failed, and what is confined ends with the confinement)
+        ShareConfinement confined = confinement.getAndSet(null);
+        if (confined != null) confined.end();
         if (!errors.isEmpty()) {
             RuntimeException first = errors.getFirst();
             errors.stream().skip(1).forEach(first::addSuppressed);

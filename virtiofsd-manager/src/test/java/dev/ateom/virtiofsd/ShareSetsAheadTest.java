@@ -10,6 +10,8 @@ import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -98,6 +100,56 @@ class ShareSetsAheadTest {
         for (List<ShareSpec> specs : List.of(second, third)) {
             assertThat(ProcessLeaks.mentioning(specs.getFirst().socketPath().getParent())).isEmpty();
         }
+    }
+
+    /**
+     * Where a caller confines a set ahead ({@code then}) ends with the set, once, whoever ends it: the budget making
+     * room, the close, or the claimant's kill; a {@code then} that fails kills the set, and its claim gets nothing.
+     */
+    @Test
+    void aConfinementMadeAheadEndsOnceWithItsSetWhoeverEndsItAndAFailedOneKillsTheSet() throws Exception {
+        Map<String, AtomicInteger> ended = new ConcurrentHashMap<>();
+        ShareSetsAhead ahead = new ShareSetsAhead(2);
+        List<ShareSpec> claimed = specs("sb-c1");
+        List<ShareSpec> dropped = specs("sb-c2");
+        List<ShareSpec> closed = specs("sb-c3");
+        List<ShareSpec> failing = specs("sb-c4");
+        for (List<ShareSpec> specs : List.of(claimed, dropped)) {
+            String key = specs.getFirst().sandboxId();
+            ahead.startAhead(key, fixture.launcher(), specs, set -> set.confine(counting(key, ended)));
+        }
+        ShareSet set = ahead.claim("sb-c1", claimed).orElseThrow();
+        assertThat(set.confinement()).as("confined before it was handed out").isPresent();
+        set.kill();
+        set.kill();
+        assertThat(ended.get("sb-c1")).as("ended by the claimant's kill, once").hasValue(1);
+        assertThat(set.confinement()).isEmpty();
+
+        ahead.startAhead("sb-c3", fixture.launcher(), closed, s -> s.confine(counting("sb-c3", ended)));
+        ahead.startAhead("sb-c4", fixture.launcher(), failing, s -> {
+            throw new IllegalStateException("no cgroup today");
+        });
+        // sb-c4 made room: sb-c2, the oldest, was dropped and killed before startAhead returned
+        assertThat(ended.get("sb-c2")).as("ended when its set made room").hasValue(1);
+        assertThat(ahead.claim("sb-c4", failing)).as("a set whose confinement failed").isEmpty();
+        assertThat(ProcessLeaks.mentioning(failing.getFirst().socketPath().getParent())).as("killed").isEmpty();
+        ahead.close();
+        assertThat(ended.get("sb-c3")).as("ended by the close").hasValue(1);
+        assertThat(ProcessLeaks.mentioning(closed.getFirst().socketPath().getParent())).isEmpty();
+    }
+
+    private static ShareConfinement counting(String name, Map<String, AtomicInteger> ended) {
+        ended.put(name, new AtomicInteger());
+        return new ShareConfinement() {
+            @Override
+            public String name() { return name; }
+
+            @Override
+            public List<Path> paths() { return List.of(); }
+
+            @Override
+            public void end() { ended.get(name).incrementAndGet(); }
+        };
     }
 
     @Test

@@ -60,10 +60,12 @@ public enum ConfigOption {
     JAIL_UID_RANGE("jail-uid-range", "1900000000-1900065535", "A-B: the uids and gids jailed VMMs run as, one per live VMM; refused "
             + "when it overlaps an /etc/passwd or /etc/group entry."),
     JAIL_MEMORY_OVERHEAD_MIB("jail-memory-overhead-mib", "256", "MiB a VMM's cgroup allows above its guest's memory (CHV's own "
-            + "memory, its threads' stacks, virtiofsd). The JVM-based CHV stand-in adds 768 MiB of its own."),
-    JAIL_PIDS_MAX("jail-pids-max", "512", "Tasks (processes and threads) one sandbox's cgroup allows: CHV, its vcpu and device threads, virtiofsd."),
-    JAIL_CPU_QUOTA("jail-cpu-quota", "vcpus", "CPUs worth of time one sandbox's cgroup gets: vcpus (the sandbox's vcpu count), "
-            + "a number (e.g. 1.5), or 0 for no CPU limit."),
+            + "memory, its threads' stacks), and the memory of the cgroup of its virtiofsd. The JVM-based CHV stand-in adds 768 MiB "
+            + "of its own to the VMM's."),
+    JAIL_PIDS_MAX("jail-pids-max", "512", "Tasks (processes and threads) a VMM's cgroup allows (CHV, its vcpu and device threads), and "
+            + "the cgroup of its virtiofsd."),
+    JAIL_CPU_QUOTA("jail-cpu-quota", "vcpus", "CPUs worth of time a VMM's cgroup gets, and the cgroup of its virtiofsd: vcpus (the "
+            + "sandbox's vcpu count), a number (e.g. 1.5), or 0 for no CPU limit."),
     VIRTIOFSD_AHEAD("virtiofsd-ahead", "0", "Suspended sandboxes whose next resume finds its three virtiofsd already started "
             + "(started when the suspend's teardown begins; the oldest make room; 0: none; always 0 when children do not die "
             + "with the daemon)."),

@@ -51,6 +51,16 @@ final class LiveJails {
         return Optional.ofNullable(removed.get());
     }
 
+    /** {@code next} in place of {@code jail} (the same sandbox and epoch), if that is still live. */
+    void replace(VmmJail jail, VmmJail next) {
+        bySandbox.computeIfPresent(jail.sandboxId(), (id, jails) -> {
+            if (jails.get(jail.epoch()) != jail) return jails;
+            TreeMap<Integer, VmmJail> changed = new TreeMap<>(jails);
+            changed.put(next.epoch(), next);
+            return Collections.unmodifiableNavigableMap(changed);
+        });
+    }
+
     /** Every sandbox's current jail. */
     Collection<VmmJail> currents() {
         return bySandbox.values().stream().map(jails -> jails.lastEntry().getValue()).toList();

@@ -11,6 +11,8 @@ import dev.ateom.jail.UidAllocator;
 import dev.ateom.jail.VmmJailRequest;
 import dev.ateom.jail.VmmJails;
 import dev.ateom.microvm.config.JailConfig;
+import dev.ateom.virtiofsd.ShareConfinement;
+import dev.ateom.virtiofsd.ShareSet;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -21,13 +23,13 @@ import java.nio.file.attribute.PosixFilePermission;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.ArrayList;
-import java.util.Collection;
 import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.OptionalInt;
+import java.util.OptionalLong;
 import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
@@ -58,6 +60,7 @@ public final class VmmJailer {
     final Optional<CgroupDriver> cgroups;
     final UidAllocator uids;
     final Supplier<VmmProgram> program;
+    private final Optional<ShareCgroups> shareCgroups;
     private final LiveJails live = new LiveJails();
     private final Set<String> adoptedCgroups = ConcurrentHashMap.newKeySet();
     private volatile PoolMemberJails poolMembers;
@@ -69,6 +72,7 @@ public final class VmmJailer {
         this.cgroups = cgroups;
         this.uids = new UidAllocator(config.uidRange());
         this.program = program;
+        this.shareCgroups = cgroups.map(d -> new ShareCgroups(d, config));
     }
 
     /** A jailer that jails nothing ({@code --jail off}). */
@@ -134,13 +138,24 @@ public final class VmmJailer {
         return cgroups;
     }
 
-    /** Bytes of memory each live jailed sandbox's current cgroup uses now (VMM and virtiofsd), by sandbox id. */
+    /** Bytes of memory each live jailed sandbox's current cgroups use now (its VMM's and its virtiofsd's), by sandbox id. */
     public Map<String, Long> memoryUsage() {
         Map<String, Long> usage = new TreeMap<>();
-        cgroups.ifPresent(d -> live.currents().forEach(j -> j.cgroup().flatMap(c -> {
-            var bytes = d.memoryUsage(c);
-            return bytes.isPresent() ? Optional.of(bytes.getAsLong()) : Optional.<Long>empty();
-        }).ifPresent(bytes -> usage.put(j.sandboxId(), bytes))));
+        cgroups.ifPresent(d -> live.currents().forEach(j -> {
+            List<SandboxCgroup> both = new ArrayList<>();
+            j.cgroup().ifPresent(both::add);
+            j.shares().ifPresent(s -> both.add(d.existing(s.name(), new CgroupLimits(1, 1, 0))));
+            long bytes = 0;
+            boolean any = false;
+            for (SandboxCgroup c : both) {
+                OptionalLong used = d.memoryUsage(c);
+                if (used.isPresent()) {
+                    bytes += used.getAsLong();
+                    any = true;
+                }
+            }
+            if (any) usage.put(j.sandboxId(), bytes);
+        }));
         return usage;
     }
 
@@ -268,18 +283,36 @@ public final class VmmJailer {
         }
     }
 
-    /** The vhost-user sockets a jailed VMM connects to (virtiofsd's, created by root) handed to its uid. */
-    public void grantSockets(VmmJail jail, Collection<Path> sockets) {
-        for (Path socket : sockets) FileOwnership.give(socket, jail.uid(), "rw-------");
+    /** The name of the cgroup of a sandbox's {@code epoch}-th virtiofsd ({@link ShareCgroups}). */
+    public static String sharesCgroupName(String name, int epoch) {
+        return jailName(name, epoch) + ShareCgroups.SUFFIX;
     }
 
     /**
-     * Moves a process of the sandbox (its virtiofsd) into a jail's cgroup. The first move after a while waits for an
-     * RCU grace period in the kernel (cgroup v1 here: 8-21 ms for the first write to a {@code cgroup.procs}, 0.04 ms for
-     * the ones right after it), so a caller moves its processes together, off the path where it can.
+     * Confines a share set started ahead of its bring-up in a cgroup of its own named {@code name}
+     * ({@link #sharesCgroupName}, or a clone made ahead's token and {@code -fs}), off any bring-up's path: the
+     * bring-up that claims it only hands its sockets over ({@link #joinShares}). Nothing when the jail is off or the
+     * host has no cgroup. Throws when it fails (the set is not confined then, and nothing of the cgroup is left).
      */
-    public void joinCgroup(VmmJail jail, long pid) {
-        jail.cgroup().ifPresent(c -> cgroups.orElseThrow().move(c, pid));
+    public void confineAhead(ShareSet shares, String name, int vcpus) {
+        if (!config.enabled()) return;
+        shareCgroups.ifPresent(c -> c.confine(shares, name, vcpus));
+    }
+
+    /**
+     * The epoch's virtiofsd given to its jailed VMM: confined in their own cgroup {@code name} now unless that was done
+     * when they were started ahead ({@link #confineAhead}), their sockets handed to the VMM's uid, and the jail
+     * recording where they are. Confining now waits for an RCU grace period in the kernel (8-21 ms here, the first
+     * write to a {@code cgroup.procs} after a quiet moment; the writes right after it take 0.04 ms).
+     *
+     * @return whether the shares were confined now, on the caller's path
+     */
+    public boolean joinShares(VmmJail jail, ShareSet shares, String name, int vcpus) {
+        boolean now = shares.confinement().isEmpty() && shareCgroups.isPresent();
+        if (now) shareCgroups.get().confine(shares, name, vcpus);
+        for (var share : shares.processes().values()) FileOwnership.give(share.socketPath(), jail.uid(), "rw-------");
+        shares.confinement().ifPresent(c -> live.replace(jail, jail.withShares(c)));
+        return now;
     }
 
     /**
@@ -343,6 +376,18 @@ public final class VmmJailer {
     }
 
     /**
+     * The recorded cgroup of an adopted survivor's virtiofsd, kept as it is: the adopted share set ends it, as it would
+     * have. Empty where none was recorded (a host without cgroups, a daemon before the shares had their own: they were
+     * in the VMM's then).
+     */
+    public Optional<ShareConfinement> adoptShares(String sandboxId, int epoch, Optional<String> name) {
+        if (!config.enabled() || name.isEmpty() || shareCgroups.isEmpty()) return Optional.empty();
+        ShareConfinement confinement = shareCgroups.get().adopt(name.get());
+        live.of(sandboxId, epoch).ifPresent(jail -> live.replace(jail, jail.withShares(confinement)));
+        return Optional.of(confinement);
+    }
+
+    /**
      * The host dir of a cold jail's root: where a record of a daemon before it was recorded gets it from (named after
      * the sandbox and epoch, as its cgroup was after the sandbox alone).
      */
@@ -356,8 +401,9 @@ public final class VmmJailer {
         PoolMemberJails members = poolMembers;
         Set<String> memberNames = members == null ? Set.of() : members.names();
         cgroups.ifPresent(d -> {
+            Set<String> sharesInUse = shareCgroups.map(ShareCgroups::live).orElse(Set.of());
             for (String name : d.children()) {
-                if (adoptedCgroups.contains(name) || memberNames.contains(name)) continue;
+                if (adoptedCgroups.contains(name) || memberNames.contains(name) || sharesInUse.contains(name)) continue;
                 LOG.log(INFO, "removing the leftover VMM cgroup " + name + " of a previous daemon");
                 d.remove(d.existing(name, new CgroupLimits(1, 1, 0)));
             }

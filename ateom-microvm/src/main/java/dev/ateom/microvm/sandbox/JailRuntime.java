@@ -18,11 +18,16 @@ import java.util.Map;
  * @param cpuQuota      CPUs worth of time (0: none)
  * @param root          the host dir the VMM's root is mounted on; absent in a record of a daemon before it was recorded
  * @param outbox        the dir (this epoch's own) the VMM writes snapshots into; absent as {@code root}
+ * @param sharesCgroup  the cgroup of the sandbox's virtiofsd, apart from the VMM's; absent where the host has no cgroup
+ *                      and in a record of a daemon before it (the virtiofsd were in the VMM's then)
+ * @param sharesCgroupPaths its directories
  */
 public record JailRuntime(int uid, int gid, long vmmPid, int cgroupVersion, String cgroup, List<String> cgroupPaths,
-                          Map<String, String> namespaces, long memoryBytes, long pidsMax, double cpuQuota, String root, String outbox) {
+                          Map<String, String> namespaces, long memoryBytes, long pidsMax, double cpuQuota, String root, String outbox,
+                          String sharesCgroup, List<String> sharesCgroupPaths) {
     public JailRuntime {
         cgroupPaths = cgroupPaths == null ? List.of() : List.copyOf(cgroupPaths);
+        sharesCgroupPaths = sharesCgroupPaths == null ? List.of() : List.copyOf(sharesCgroupPaths);
         namespaces = namespaces == null ? Map.of() : Map.copyOf(namespaces);
     }
 }

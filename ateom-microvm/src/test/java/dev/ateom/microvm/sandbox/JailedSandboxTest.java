@@ -62,7 +62,7 @@ class JailedSandboxTest {
         String snapshotId = suspended.path("snapshotId").asText();
         assertThat(snapshotId).as(suspended.toString()).isNotEmpty();
         daemon.awaitTeardowns();
-        for (JsonNode path : jail.path("cgroupPaths")) assertThat(Path.of(path.asText())).as("cgroup after suspend").doesNotExist();
+        assertCgroupsGone(jail, "after suspend");
         // what the jailed VMM wrote is root's again, readable by the next VMM whatever its uid
         assertNoFileOfJailUids(daemon.stateDir().resolve("snapshots").resolve(snapshotId));
 
@@ -74,6 +74,8 @@ class JailedSandboxTest {
                 resumeAnswer.path("timingsMs")).isTrue();
         assertJailed(resumed.path("runtime"));
         assertSharesInCgroup(resumed.path("runtime"));
+        assertThat(resumed.path("runtime").path("jail").path("sharesCgroup").asText()).as("the epoch's own shares' cgroup")
+                .isEqualTo("jailed-e" + resumed.path("runtime").path("epoch").asInt() + "-fs");
         assertThat(daemon.metric(WARM_CLAIMS)).as("resume claimed a warm member").isEqualTo(warm + 2);
 
         daemon.awaitPoolFull();
@@ -90,7 +92,7 @@ class JailedSandboxTest {
             assertThat(daemon.delete("/v1/sandboxes/" + id + "?deleteSnapshots=true").status()).isEqualTo(204);
         }
         for (JsonNode runtime : List.of(resumed.path("runtime"), cloned.path("runtime"))) {
-            for (JsonNode path : runtime.path("jail").path("cgroupPaths")) assertThat(Path.of(path.asText())).as("cgroup after delete").doesNotExist();
+            assertCgroupsGone(runtime.path("jail"), "after delete");
             assertThat(running(runtime.path("jail").path("vmmPid").asLong())).as("the VMM after delete").isFalse();
         }
         // what is left of jails is the idle members' alone: their pool dirs and roots, as many as are ready
@@ -133,7 +135,7 @@ class JailedSandboxTest {
 
             daemon.awaitTeardowns();
             assertThat(running(oldJail.path("vmmPid").asLong())).as("the old VMM").isFalse();
-            for (JsonNode path : oldJail.path("cgroupPaths")) assertThat(Path.of(path.asText())).as("the old cgroup").doesNotExist();
+            assertCgroupsGone(oldJail, "of the old VMM");
             assertThat(Path.of(oldJail.path("outbox").asText())).as("the old outbox").doesNotExist();
             assertThat(Path.of(oldJail.path("root").asText())).as("the old root").doesNotExist();
             // the old teardown left the new jail whole
@@ -143,7 +145,7 @@ class JailedSandboxTest {
             before = after;
         }
         assertThat(daemon.delete("/v1/sandboxes/back2back?deleteSnapshots=true").status()).isEqualTo(204);
-        for (JsonNode path : before.path("jail").path("cgroupPaths")) assertThat(Path.of(path.asText())).doesNotExist();
+        assertCgroupsGone(before.path("jail"), "after delete");
         assertThat(Path.of(before.path("jail").path("root").asText())).doesNotExist();
     }
 
@@ -174,11 +176,14 @@ class JailedSandboxTest {
             assertThat(adopted.path("state").asText()).isEqualTo("RUNNING");
             assertThat(adopted.path("runtime").path("jail").path("uid").asInt()).isEqualTo(before.path("jail").path("uid").asInt());
             assertThat(cgroupMembers(before.path("jail"))).as("the survivor's cgroup kept").contains(vmm);
+            // and its shares' cgroup, not taken for a leftover
+            assertSharesInCgroup(adopted.path("runtime"));
+            assertThat(adopted.path("runtime").path("jail").path("sharesCgroup").asText()).isEqualTo(before.path("jail").path("sharesCgroup").asText());
             for (Path dir : ghostDirs) assertThat(dir).as("a dead daemon's cgroup").doesNotExist();
             assertThat(stray.waitFor(30, TimeUnit.SECONDS)).as("what ran in it was killed").isTrue();
 
             assertThat(second.delete("/v1/sandboxes/survivor").status()).isEqualTo(204);
-            for (JsonNode p : before.path("jail").path("cgroupPaths")) assertThat(Path.of(p.asText())).doesNotExist();
+            assertCgroupsGone(before.path("jail"), "after delete");
             assertThat(running(vmm)).as("the survivor's VMM after delete").isFalse();
         } finally {
             stray.destroyForcibly();
@@ -210,7 +215,7 @@ class JailedSandboxTest {
             assertThat(Math.max(0, harness.metric(WARM_CLAIMS))).isEqualTo(warm);
             assertThat(idle).as("no member thrown away").allMatch(JailedSandboxTest::running).doesNotContain(runtime.path("jail").path("vmmPid").asLong());
             assertThat(harness.delete("/v1/sandboxes/large").status()).isEqualTo(204);
-            for (JsonNode path : runtime.path("jail").path("cgroupPaths")) assertThat(Path.of(path.asText())).doesNotExist();
+            assertCgroupsGone(runtime.path("jail"), "after delete");
         }
     }
 
@@ -238,7 +243,7 @@ class JailedSandboxTest {
             assertThat(runtime.path("jail").path("cgroup").asText()).as("the cold jail's cgroup is named after the sandbox and epoch")
                     .isEqualTo("fallback-e" + runtime.path("epoch").asInt());
             assertThat(harness.delete("/v1/sandboxes/fallback").status()).isEqualTo(204);
-            for (JsonNode path : runtime.path("jail").path("cgroupPaths")) assertThat(Path.of(path.asText())).doesNotExist();
+            assertCgroupsGone(runtime.path("jail"), "after delete");
             assertThat(running(vmm)).isFalse();
         }
         assertNoFileOfJailUids(restartRoot);
@@ -247,7 +252,7 @@ class JailedSandboxTest {
     /**
      * A clone that takes what was made ahead for it ({@code --clone-ahead}) is jailed like any: the jailed VMM reaches the
      * shares through the links in its own run dir (the stand-in connects to each over vhost-user at the restore), and
-     * the virtiofsd join the clone's cgroup; the set made next for the snapshot is in no sandbox's cgroup.
+     * the virtiofsd keep the cgroup of their own they were moved into when made ahead, which goes with the clone.
      */
     @Test
     void aCloneOnSharesMadeAheadIsJailedLikeAny() throws Exception {
@@ -264,11 +269,11 @@ class JailedSandboxTest {
             assertThat(second.path("timingsMs").has("durable")).as("it took what was made ahead: %s", second.path("timingsMs")).isFalse();
             JsonNode runtime = second.path("sandbox").path("runtime");
             assertJailed(runtime);
-            List<Long> members = cgroupMembers(runtime.path("jail"));
-            for (JsonNode share : runtime.path("shares")) assertThat(members).contains(share.path("pid").asLong());
+            assertSharesInCgroup(runtime);
+            assertThat(runtime.path("jail").path("sharesCgroup").asText()).as("confined when made ahead").startsWith("clone-ahead-").endsWith("-fs");
             for (String id : List.of("ahead-k1", "ahead-k2")) assertThat(harness.delete("/v1/sandboxes/" + id).status()).isEqualTo(204);
             assertThat(harness.delete("/v1/sandboxes/ahead-src?deleteSnapshots=true").status()).isEqualTo(204);
-            for (JsonNode path : runtime.path("jail").path("cgroupPaths")) assertThat(Path.of(path.asText())).doesNotExist();
+            assertCgroupsGone(runtime.path("jail"), "after delete");
         }
         assertNoFileOfJailUids(restartRoot);
     }
@@ -327,23 +332,43 @@ class JailedSandboxTest {
     }
 
     /**
-     * The three virtiofsd of the sandbox share its cgroup, each with its whole tree: the namespace-sandbox child, which
-     * serves the guest and holds the share's memory, was forked before the move and would otherwise stay in the daemon's.
+     * The three virtiofsd of the sandbox are in their own cgroup, each with its whole tree (the namespace-sandbox child,
+     * which serves the guest and holds the share's memory, was forked before the move and would otherwise stay in the
+     * daemon's), with the shares' limits, and none of them in the VMM's.
      */
     private static void assertSharesInCgroup(JsonNode runtime) throws IOException {
-        List<Long> members = cgroupMembers(runtime.path("jail"));
+        JsonNode jail = runtime.path("jail");
+        assertThat(jail.path("sharesCgroup").asText()).as("runtime.jail.sharesCgroup in %s", jail).isNotEmpty()
+                .isNotEqualTo(jail.path("cgroup").asText());
+        List<Long> members = members(jail.path("sharesCgroupPaths").get(0).asText());
+        List<Long> vmmMembers = cgroupMembers(jail);
         for (JsonNode share : runtime.path("shares")) {
             long pid = share.path("pid").asLong();
             List<Long> tree = new ArrayList<>(List.of(pid));
             ProcessTree.descendants(pid).forEach(descendant -> tree.add(descendant.pid()));
             assertThat(tree).as("virtiofsd %s and its sandbox child", share.path("tag").asText()).hasSizeGreaterThanOrEqualTo(2);
-            assertThat(members).as("the cgroup's members hold all of %s's tree", share.path("tag").asText()).containsAll(tree);
+            assertThat(members).as("the shares' cgroup holds all of %s's tree", share.path("tag").asText()).containsAll(tree);
+            assertThat(vmmMembers).as("the VMM's cgroup").doesNotContainAnyElementsOf(tree);
+        }
+        String pidsDir = null;
+        for (JsonNode p : jail.path("sharesCgroupPaths")) if (pidsDir == null || p.asText().contains("/pids/")) pidsDir = p.asText();
+        assertThat(Files.readString(Path.of(pidsDir, "pids.max")).trim()).as("the shares' pids limit").isEqualTo(jail.path("pidsMax").asText());
+    }
+
+    /** The cgroups of a jail, the VMM's and its shares', gone. */
+    private static void assertCgroupsGone(JsonNode jail, String when) {
+        for (String field : List.of("cgroupPaths", "sharesCgroupPaths")) {
+            for (JsonNode path : jail.path(field)) assertThat(Path.of(path.asText())).as("%s %s", field, when).doesNotExist();
         }
     }
 
     private static List<Long> cgroupMembers(JsonNode jail) throws IOException {
+        return members(jail.path("cgroupPaths").get(0).asText());
+    }
+
+    private static List<Long> members(String cgroupDir) throws IOException {
         List<Long> pids = new ArrayList<>();
-        for (String line : Files.readAllLines(Path.of(jail.path("cgroupPaths").get(0).asText(), "cgroup.procs"))) {
+        for (String line : Files.readAllLines(Path.of(cgroupDir, "cgroup.procs"))) {
             if (!line.isBlank()) pids.add(Long.parseLong(line.trim()));
         }
         return pids;

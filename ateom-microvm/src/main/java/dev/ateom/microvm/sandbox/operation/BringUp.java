@@ -132,9 +132,10 @@ final class BringUp {
         // a warm jailed VMM's hand-over ran beside virtiofsd's start; its jail is the sandbox's once it is done
         ChvProcess chv = started.await(timer);
         ShareSet shares = stillServing(record, startedShares, shareSpecs, timer, rollback);
-        // with the jail, on the path: the shares' trees moved into the cgroup (a write per process and v1 hierarchy)
+        // with the jail: the shares' sockets handed to the VMM's uid, and the shares moved into their own cgroup unless that
+        // was done when they were started ahead (a move waits for an RCU grace period in the kernel: 8-21 ms here)
         long jailing = System.nanoTime();
-        if (vms.jailShares(record.id(), epoch, shares)) timer.span("jailShares", jailing, System.nanoTime());
+        if (vms.jailShares(record, layout, epoch, shares)) timer.span("jailShares", jailing, System.nanoTime());
         // the last moment before the VM is created: the lease taken beside everything above must be held by now
         LeaseClaim lease = entry.leaseClaim();
         if (lease.enforced()) timer.run("lease", lease::await);

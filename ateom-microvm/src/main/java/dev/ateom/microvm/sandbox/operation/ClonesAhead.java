@@ -27,6 +27,7 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ThreadLocalRandom;
+import java.util.function.BiConsumer;
 import java.util.function.Function;
 import java.util.stream.Stream;
 
@@ -45,10 +46,10 @@ import static java.lang.System.Logger.Level.WARNING;
  * then: it holds the snapshot's own files and no identity, token or secret of any sandbox.
  *
  * <p>Caveats. Only processes that die with the daemon are started for nobody (recovery finds no record of them), so it is
- * off when children outlive the daemon; a start sweeps what a killed daemon left ({@link #removeLeftovers}). Until the
- * claim the virtiofsd run outside any sandbox's cgroup (the jail moves them in at the claim, as it does a resume's
- * virtiofsd started ahead). Each snapshot made ahead keeps three idle virtiofsd and a copy of its durable dir on disk.
- * A relocated virtiofsd keeps its first socket path in the kernel's socket table and its command line, so a scan for
+ * off when children outlive the daemon; a start sweeps what a killed daemon left ({@link #removeLeftovers}). With the
+ * jail the virtiofsd are confined once serving, in a cgroup of their own that the clone keeps (named after what is made
+ * ahead, {@code clone-ahead-<token>-fs}), so the clone only hands their sockets to its VMM. Each snapshot made ahead
+ * keeps three idle virtiofsd and a copy of its durable dir on disk. A relocated virtiofsd keeps its first socket path in the kernel's socket table and its command line, so a scan for
  * leftovers by the clone's path does not find it; which is why only processes that die with the daemon are relocated,
  * and why the start's sweep kills by the first paths. The first socket names stay until their processes are gone.
  */
@@ -89,10 +90,11 @@ public final class ClonesAhead implements AutoCloseable {
      * made already. The least recently cloned snapshot's makes room when the budget is full (killed on that thread first,
      * so the clone's answer does not wait for it).
      *
-     * @param specs the shares the next clone will need, given the layout of what is made ahead
+     * @param specs   the shares the next clone will need, given the layout of what is made ahead
+     * @param confine where the shares go once serving (the jail's cgroup for them), given what is made ahead's layout
      */
     void makeNext(SnapshotCatalog.SnapshotHandle source, VirtiofsdLauncher launcher,
-                  Function<SandboxLayout, List<ShareSpec>> specs) {
+                  Function<SandboxLayout, List<ShareSpec>> specs, BiConsumer<ShareSet, SandboxLayout> confine) {
         List<Made> dropped = new ArrayList<>();
         Thread worker;
         synchronized (this) {
@@ -112,7 +114,7 @@ public final class ClonesAhead implements AutoCloseable {
             worker = Thread.ofVirtual().name("clone-ahead-" + next.layout().sandboxId()).unstarted(() -> {
                 try {
                     dropped.forEach(ClonesAhead::discard);
-                    make(next, source, launcher, specs);
+                    make(next, source, launcher, specs, confine);
                 } finally {
                     workers.remove(Thread.currentThread());
                 }
@@ -123,7 +125,7 @@ public final class ClonesAhead implements AutoCloseable {
     }
 
     private static void make(Made next, SnapshotCatalog.SnapshotHandle source, VirtiofsdLauncher launcher,
-                             Function<SandboxLayout, List<ShareSpec>> specs) {
+                             Function<SandboxLayout, List<ShareSpec>> specs, BiConsumer<ShareSet, SandboxLayout> confine) {
         SandboxLayout layout = next.layout();
         try {
             PrivateDirs.ensure(layout.sandboxDir().getParent());
@@ -137,6 +139,7 @@ public final class ClonesAhead implements AutoCloseable {
             try {
                 // relocated only once serving (their set-up opens the shared dirs by path); off any path, so waited for here
                 set.awaitServing();
+                confine.accept(set, layout);
             } catch (RuntimeException e) {
                 set.kill();
                 throw e;

@@ -3,6 +3,7 @@ package dev.ateom.microvm.sandbox.operation;
 import dev.ateom.jail.SandboxCgroup;
 import dev.ateom.microvm.jail.VmmJail;
 import dev.ateom.microvm.sandbox.JailRuntime;
+import dev.ateom.virtiofsd.ShareConfinement;
 
 import java.io.IOException;
 import java.nio.file.Files;
@@ -30,11 +31,13 @@ final class JailRuntimes {
                 }
             }
         }
+        String shares = jail.shares().map(ShareConfinement::name).orElse(null);
+        List<String> sharesPaths = jail.shares().map(c -> c.paths().stream().map(Path::toString).toList()).orElse(List.of());
         return jail.cgroup().map(c -> new JailRuntime(jail.uid(), jail.uid(), vmm, c.version(), c.name(), paths(c), namespaces,
                         c.limits().memoryBytes(), c.limits().pidsMax(), Math.max(0, c.limits().cpuQuota()), jail.root().toString(),
-                        jail.outbox().toString()))
+                        jail.outbox().toString(), shares, sharesPaths))
                 .orElseGet(() -> new JailRuntime(jail.uid(), jail.uid(), vmm, 0, null, List.of(), namespaces, 0, 0, 0,
-                        jail.root().toString(), jail.outbox().toString()));
+                        jail.root().toString(), jail.outbox().toString(), shares, sharesPaths));
     }
 
     private static List<String> paths(SandboxCgroup cgroup) {

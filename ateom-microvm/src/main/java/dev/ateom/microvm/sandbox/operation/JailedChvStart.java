@@ -52,7 +52,7 @@ final class JailedChvStart {
         if (spec.kernel() != null) readOnly.add(Path.of(spec.kernel()));
         if (spec.initramfs() != null) readOnly.add(Path.of(spec.initramfs()));
         String name = layout.runDir().getFileName().toString();
-        int vcpus = spec.vcpus() == null ? 1 : spec.vcpus();
+        int vcpus = VmStarter.vcpusOf(spec);
         int memoryMib = spec.memoryMib() == null ? 512 : spec.memoryMib();
         Path outbox = layout.vmmOutbox(epoch);
         // registered before the kill: the rollback runs last to first, so the jail ends after CHV is killed

@@ -173,6 +173,9 @@ public final class Recovery {
                     : context.vms().jailer().rootOf(Path.of(runtime.runDir()).getFileName().toString(), runtime.epoch());
             Path outbox = jail.outbox() != null ? Path.of(jail.outbox()) : layout.sandboxDir().resolve("vmm-out");
             context.vms().jailer().adopt(record.id(), runtime.epoch(), jail.uid(), Optional.ofNullable(jail.cgroup()), root, outbox);
+            // the shares' own cgroup, kept: the adopted set removes it once its processes are gone, as it would have
+            context.vms().jailer().adoptShares(record.id(), runtime.epoch(), Optional.ofNullable(jail.sharesCgroup()))
+                    .ifPresent(shares::confine);
         }
         LOG.log(INFO, "adopted running sandbox " + record.id() + " (cloud-hypervisor pid " + runtime.chvPid() + ")");
         return true;

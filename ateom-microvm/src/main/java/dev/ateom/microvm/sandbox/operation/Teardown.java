@@ -1,5 +1,6 @@
 package dev.ateom.microvm.sandbox.operation;
 
+import dev.ateom.microvm.jail.VmmJailer;
 import dev.ateom.microvm.logging.LogContext;
 import dev.ateom.microvm.sandbox.Operation;
 import dev.ateom.microvm.sandbox.SandboxRecord;
@@ -94,10 +95,16 @@ final class Teardown {
                 if (record.state() != SandboxState.SUSPENDED || SpeedBaseline.active() || !context.sharesAhead().enabled()) return;
                 VirtiofsdLauncher launcher = context.virtiofsd();
                 if (launcher == null) return;
-                SandboxLayout.EpochLayout next = layout.epoch(record.epochs() + 1);
+                int epoch = record.epochs() + 1;
+                SandboxLayout.EpochLayout next = layout.epoch(epoch);
                 TreeRemoval.removeRecursively(next.dir());
                 Files.createDirectories(next.dir());
-                context.sharesAhead().startAhead(record.id(), launcher, context.vms().shareSpecs(record, layout, next));
+                // with the jail, confined in their own cgroup right after their start, off the resume's path
+                String cgroup = VmmJailer.sharesCgroupName(layout.runDir().getFileName().toString(), epoch);
+                int vcpus = VmStarter.vcpusOf(record.spec());
+                VmmJailer jailer = context.vms().jailer();
+                context.sharesAhead().startAhead(record.id(), launcher, context.vms().shareSpecs(record, layout, next),
+                        set -> jailer.confineAhead(set, cgroup, vcpus));
             }
         } catch (IOException | RuntimeException e) {
             LOG.log(WARNING, "starting the next virtiofsd of " + layout.sandboxId() + " ahead failed (the resume starts its own): "

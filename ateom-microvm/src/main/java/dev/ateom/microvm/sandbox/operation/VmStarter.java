@@ -11,6 +11,7 @@ import dev.ateom.microvm.jail.VmmJailer;
 import dev.ateom.microvm.sandbox.NetworkRuntime;
 import dev.ateom.microvm.sandbox.Rollback;
 import dev.ateom.microvm.sandbox.SandboxRecord;
+import dev.ateom.microvm.sandbox.SandboxSpec;
 import dev.ateom.microvm.sandbox.ShareRuntime;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
 import dev.ateom.microvm.sandbox.SnapshotRestores;
@@ -18,7 +19,6 @@ import dev.ateom.microvm.sandbox.TreeRemoval;
 import dev.ateom.microvm.sandbox.VmRuntime;
 import dev.ateom.microvm.vm.SandboxLayout;
 import dev.ateom.microvm.vm.VmmPool;
-import dev.ateom.process.ProcessTree;
 import dev.ateom.virtiofsd.ShareKind;
 import dev.ateom.virtiofsd.ShareOptions;
 import dev.ateom.virtiofsd.ShareSet;
@@ -251,36 +251,22 @@ public final class VmStarter {
     }
 
     /**
-     * A jailed VMM's virtiofsd: their sockets handed to its uid, the processes moved into its cgroup.
+     * A jailed VMM's virtiofsd: in a cgroup of their own (now, unless that was done when they were started ahead), their
+     * sockets handed to its uid.
      *
      * @return whether the VMM is jailed (false: nothing to do)
      */
-    boolean jailShares(String sandboxId, int epoch, ShareSet shares) {
-        Optional<VmmJail> jail = jailer.jailOf(sandboxId, epoch);
+    boolean jailShares(SandboxRecord record, SandboxLayout layout, int epoch, ShareSet shares) {
+        Optional<VmmJail> jail = jailer.jailOf(record.id(), epoch);
         if (jail.isEmpty()) return false;
-        List<Path> sockets = new ArrayList<>();
-        shares.processes().forEach((kind, p) -> {
-            sockets.add(p.socketPath());
-            // the whole tree: the serving process is the namespace-sandbox child, forked before this. The parent first,
-            // its children read after: one forked in between is born in the cgroup
-            jailer.joinCgroup(jail.get(), p.pid());
-            for (long child : p.descendantPids()) joinUnlessGone(jail.get(), child);
-        });
-        jailer.grantSockets(jail.get(), sockets);
+        jailer.joinShares(jail.get(), shares, VmmJailer.sharesCgroupName(layout.runDir().getFileName().toString(), epoch),
+                vcpusOf(record.spec()));
         return true;
     }
 
-    /**
-     * A share's descendant read a moment ago may be gone: virtiofsd's short-lived helper (it forks one before the child
-     * that serves, and a start returns at the listen, so it may still run), or a serving child that crashed, which
-     * ends its parent too and is found as that share's exit.
-     */
-    private void joinUnlessGone(VmmJail jail, long pid) {
-        try {
-            jailer.joinCgroup(jail, pid);
-        } catch (RuntimeException e) {
-            if (ProcessTree.isRunning(pid)) throw e;
-        }
+    /** The vcpus a sandbox's VM gets (its CPU quota follows them). */
+    static int vcpusOf(SandboxSpec spec) {
+        return spec.vcpus() == null ? 1 : spec.vcpus();
     }
 
     /** What a restarted daemon needs to find (and adopt or kill) these processes. */
