@@ -50,17 +50,24 @@ final class ShareCgroups {
      * one forked in between is born inside). On failure the cgroup is removed with what was moved into it.
      */
     void confine(ShareSet shares, String name, int vcpus) {
-        SandboxCgroup cgroup = driver.create(name, limits(vcpus));
+        // live from before it exists: a sweep for leftovers never takes it for one while the processes move in
+        live.add(name);
+        SandboxCgroup cgroup;
+        try {
+            cgroup = driver.create(name, limits(vcpus));
+        } catch (RuntimeException e) {
+            live.remove(name);
+            throw e;
+        }
         try {
             for (VirtiofsdProcess share : shares.processes().values()) {
                 driver.move(cgroup, share.pid());
                 for (long child : share.descendantPids()) moveUnlessGone(cgroup, child);
             }
-            live.add(name);
             shares.confine(confinement(cgroup));
         } catch (RuntimeException e) {
-            live.remove(name);
             driver.remove(cgroup);
+            live.remove(name);
             throw e;
         }
     }

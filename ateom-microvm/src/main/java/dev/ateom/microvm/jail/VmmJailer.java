@@ -159,11 +159,6 @@ public final class VmmJailer {
         return usage;
     }
 
-    /** The jail of a sandbox's current VMM (its newest epoch's), if jailed. */
-    public Optional<VmmJail> jailOf(String sandboxId) {
-        return live.current(sandboxId);
-    }
-
     /** The jail of a sandbox's {@code epoch}-th VMM, while it is live. */
     public Optional<VmmJail> jailOf(String sandboxId, int epoch) {
         return live.of(sandboxId, epoch);
@@ -304,15 +299,11 @@ public final class VmmJailer {
      * when they were started ahead ({@link #confineAhead}), their sockets handed to the VMM's uid, and the jail
      * recording where they are. Confining now waits for an RCU grace period in the kernel (8-21 ms here, the first
      * write to a {@code cgroup.procs} after a quiet moment; the writes right after it take 0.04 ms).
-     *
-     * @return whether the shares were confined now, on the caller's path
      */
-    public boolean joinShares(VmmJail jail, ShareSet shares, String name, int vcpus) {
-        boolean now = shares.confinement().isEmpty() && shareCgroups.isPresent();
-        if (now) shareCgroups.get().confine(shares, name, vcpus);
+    public void joinShares(VmmJail jail, ShareSet shares, String name, int vcpus) {
+        if (shares.confinement().isEmpty()) shareCgroups.ifPresent(c -> c.confine(shares, name, vcpus));
         for (var share : shares.processes().values()) FileOwnership.give(share.socketPath(), jail.uid(), "rw-------");
         shares.confinement().ifPresent(c -> live.replace(jail, jail.withShares(c)));
-        return now;
     }
 
     /**

@@ -45,13 +45,14 @@ import static java.lang.System.Logger.Level.WARNING;
  * checks the shares are exactly the ones it would start and all still run. What is made ahead belongs to nobody until
  * then: it holds the snapshot's own files and no identity, token or secret of any sandbox.
  *
- * <p>Caveats. Only processes that die with the daemon are started for nobody (recovery finds no record of them), so it is
- * off when children outlive the daemon; a start sweeps what a killed daemon left ({@link #removeLeftovers}). With the
- * jail the virtiofsd are confined once serving, in a cgroup of their own that the clone keeps (named after what is made
- * ahead, {@code clone-ahead-<token>-fs}), so the clone only hands their sockets to its VMM. Each snapshot made ahead
- * keeps three idle virtiofsd and a copy of its durable dir on disk. A relocated virtiofsd keeps its first socket path in the kernel's socket table and its command line, so a scan for
- * leftovers by the clone's path does not find it; which is why only processes that die with the daemon are relocated,
- * and why the start's sweep kills by the first paths. The first socket names stay until their processes are gone.
+ * <p>Caveats. Only processes that die with the daemon are started for nobody (recovery finds no record of them), so it
+ * is off when children outlive the daemon; a start sweeps what a killed daemon left ({@link #removeLeftovers}). With
+ * the jail the virtiofsd are confined once serving, in a cgroup of their own that the clone keeps (named after what is
+ * made ahead, {@code clone-ahead-<token>-fs}), so the clone only hands their sockets to its VMM. Each snapshot made
+ * ahead keeps three idle virtiofsd and a copy of its durable dir on disk. A relocated virtiofsd keeps its first socket
+ * path in the kernel's socket table and its command line, so a scan for leftovers by the clone's path does not find it;
+ * which is why only processes that die with the daemon are relocated, and why the start's sweep kills by the first
+ * paths. The first socket names stay until their processes are gone.
  */
 public final class ClonesAhead implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ClonesAhead.class.getName());
