@@ -88,7 +88,7 @@ public final class VmStarter {
         VmmPool pool = VmmPool.start(config.runDir(), tools.hypervisor().resolved(), memberJails.<VmmPool.MemberJails>map(j -> j)
                 .orElse(VmmPool.MemberJails.NONE), config.childrenDieWithDaemon() ? config.vmmPool() : 0, registry);
         GaugeWithCallback.builder().name("ateom_sandbox_cgroup_memory_bytes")
-                .help("Memory a running sandbox's cgroup uses now (its jailed cloud-hypervisor and virtiofsd)").labelNames("sandbox")
+                .help("Memory a running sandbox's cgroups use now (its jailed cloud-hypervisor's and its virtiofsd's)").labelNames("sandbox")
                 .callback(cb -> jailer.memoryUsage().forEach((id, bytes) -> cb.call(bytes, id))).register(registry);
         // like the pool: only processes that die with the daemon may be started for nobody yet (recovery finds no record of them)
         ShareSetsAhead sharesAhead = new ShareSetsAhead(config.childrenDieWithDaemon() ? config.virtiofsdAhead() : 0);
