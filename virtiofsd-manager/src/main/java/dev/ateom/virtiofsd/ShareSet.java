@@ -44,22 +44,13 @@ public final class ShareSet {
      * If any fails, the others are stopped and a {@link ShareStartException} names the failed share and why.
      */
     public static ShareSet start(VirtiofsdLauncher launcher, List<ShareSpec> specs) {
-        return start(launcher, specs, null);
-    }
-
-    /**
-     * {@link #start(VirtiofsdLauncher, List)}, each share confined by {@code confiner} as soon as it listens (on its own
-     * start thread, beside the others' starts); the set then owns the confinement. A share that cannot be confined fails
-     * the start like one that cannot start, and a failed start abandons the confinement once its processes are stopped.
-     */
-    public static ShareSet start(VirtiofsdLauncher launcher, List<ShareSpec> specs, ShareConfiner confiner) {
         validate(specs);
         Map<ShareKind, Future<VirtiofsdProcess>> starting = new LinkedHashMap<>();
         Map<ShareKind, VirtiofsdProcess> started = new EnumMap<>(ShareKind.class);
         Map<ShareKind, Throwable> failures = new LinkedHashMap<>();
         try (ExecutorService pool = Executors.newVirtualThreadPerTaskExecutor()) {
             for (ShareSpec spec : specs) {
-                starting.put(spec.kind(), pool.submit(() -> startConfined(launcher, spec, confiner)));
+                starting.put(spec.kind(), pool.submit(() -> launcher.start(spec)));
             }
             for (Map.Entry<ShareKind, Future<VirtiofsdProcess>> entry : starting.entrySet()) {
                 try {
@@ -72,18 +63,7 @@ public final class ShareSet {
                 }
             }
         }
-        if (failures.isEmpty()) {
-            ShareSet set = new ShareSet(started);
-            if (confiner == null) return set;
-            try {
-                set.confine(confiner.done());
-                return set;
-            } catch (RuntimeException e) {
-                set.kill();
-                confiner.abandon();
-                throw e;
-            }
-        }
+        if (failures.isEmpty()) return new ShareSet(started);
 
         String sandbox = specs.getFirst().sandboxId();
         for (VirtiofsdProcess process : started.values()) {
@@ -93,7 +73,6 @@ public final class ShareSet {
                 failures.values().iterator().next().addSuppressed(e);
             }
         }
-        if (confiner != null) confiner.abandon();
         Map.Entry<ShareKind, Throwable> first = failures.entrySet().iterator().next();
         ShareStartException failure = new ShareStartException(first.getKey(), "sandbox " + sandbox + ": share "
                 + first.getKey().tag() + " failed to start: " + first.getValue().getMessage()
@@ -102,23 +81,6 @@ public final class ShareSet {
         failures.values().stream().skip(1).forEach(failure::addSuppressed);
         LOG.log(Level.WARNING, failure.getMessage());
         throw failure;
-    }
-
-    /** One share started, then confined; killed when it cannot be (it is nobody's then). */
-    private static VirtiofsdProcess startConfined(VirtiofsdLauncher launcher, ShareSpec spec, ShareConfiner confiner) {
-        VirtiofsdProcess process = launcher.start(spec);
-        if (confiner == null) return process;
-        try {
-            confiner.add(process);
-            return process;
-        } catch (RuntimeException e) {
-            try {
-                process.kill();
-            } catch (RuntimeException killFailed) {
-                e.addSuppressed(killFailed);
-            }
-            throw e;
-        }
     }
 
     /** The usual specs of one sandbox: one per shared dir, sockets and logs named after the kind in the run dir. */

@@ -10,7 +10,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
-import java.util.function.Supplier;
+import java.util.function.Consumer;
 
 /**
  * Share sets started ahead of the VM that will use them (the next resume of a suspended sandbox), at most
@@ -49,15 +49,15 @@ public final class ShareSetsAhead implements AutoCloseable {
      * budget of 0, or closed).
      */
     public boolean startAhead(String key, VirtiofsdLauncher launcher, List<ShareSpec> specs) {
-        return startAhead(key, launcher, specs, () -> null);
+        return startAhead(key, launcher, specs, set -> { });
     }
 
     /**
-     * {@link #startAhead(String, VirtiofsdLauncher, List)}, each share confined as it starts by what {@code confiner}
-     * gives on the start's thread (null: none), so that is off the claimant's path too. When the confiner cannot be had
-     * or fails, the start fails (the claimant starts its own).
+     * {@link #startAhead(String, VirtiofsdLauncher, List)}, with {@code then} run on the started set on the same thread
+     * before it counts as started: where a caller confines it ({@link ShareSet#confine}), so that is off the claimant's
+     * path too. When {@code then} throws, the set is killed and its start fails (the claimant starts its own).
      */
-    public boolean startAhead(String key, VirtiofsdLauncher launcher, List<ShareSpec> specs, Supplier<ShareConfiner> confiner) {
+    public boolean startAhead(String key, VirtiofsdLauncher launcher, List<ShareSpec> specs, Consumer<ShareSet> then) {
         List<Runnable> kills = new ArrayList<>();
         CompletableFuture<ShareSet> starting = new CompletableFuture<>();
         synchronized (this) {
@@ -69,7 +69,14 @@ public final class ShareSetsAhead implements AutoCloseable {
         kills.forEach(Runnable::run);
         Thread.ofVirtual().name("virtiofsd-ahead-" + key).start(() -> {
             try {
-                starting.complete(ShareSet.start(launcher, specs, confiner.get()));
+                ShareSet set = ShareSet.start(launcher, specs);
+                try {
+                    then.accept(set);
+                } catch (Throwable e) {
+                    set.kill();
+                    throw e;
+                }
+                starting.complete(set);
             } catch (Throwable e) {
                 starting.completeExceptionally(e);
             }

@@ -11,7 +11,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -104,14 +103,12 @@ class ShareSetsAheadTest {
     }
 
     /**
-     * A confiner given to a start ahead confines each share as it starts, and what it made ends with the set, once,
-     * whoever ends it: the claimant's kill, the budget making room, the close. A confiner that fails on a share kills
-     * the set (no process left) and abandons, and its claim gets nothing.
+     * Where a caller confines a set ahead ({@code then}) ends with the set, once, whoever ends it: the budget making
+     * room, the close, or the claimant's kill; a {@code then} that fails kills the set, and its claim gets nothing.
      */
     @Test
     void aConfinementMadeAheadEndsOnceWithItsSetWhoeverEndsItAndAFailedOneKillsTheSet() throws Exception {
         Map<String, AtomicInteger> ended = new ConcurrentHashMap<>();
-        Map<String, List<Long>> added = new ConcurrentHashMap<>();
         ShareSetsAhead ahead = new ShareSetsAhead(2);
         List<ShareSpec> claimed = specs("sb-c1");
         List<ShareSpec> dropped = specs("sb-c2");
@@ -119,57 +116,39 @@ class ShareSetsAheadTest {
         List<ShareSpec> failing = specs("sb-c4");
         for (List<ShareSpec> specs : List.of(claimed, dropped)) {
             String key = specs.getFirst().sandboxId();
-            ahead.startAhead(key, fixture.launcher(), specs, () -> counting(key, ended, added, false));
+            ahead.startAhead(key, fixture.launcher(), specs, set -> set.confine(counting(key, ended)));
         }
         ShareSet set = ahead.claim("sb-c1", claimed).orElseThrow();
         assertThat(set.confinement()).as("confined before it was handed out").isPresent();
-        assertThat(added.get("sb-c1")).as("each share added as it started")
-                .containsExactlyInAnyOrderElementsOf(set.processes().values().stream().map(VirtiofsdProcess::pid).toList());
         set.kill();
         set.kill();
         assertThat(ended.get("sb-c1")).as("ended by the claimant's kill, once").hasValue(1);
         assertThat(set.confinement()).isEmpty();
 
-        ahead.startAhead("sb-c3", fixture.launcher(), closed, () -> counting("sb-c3", ended, added, false));
-        ahead.startAhead("sb-c4", fixture.launcher(), failing, () -> counting("sb-c4", ended, added, true));
+        ahead.startAhead("sb-c3", fixture.launcher(), closed, s -> s.confine(counting("sb-c3", ended)));
+        ahead.startAhead("sb-c4", fixture.launcher(), failing, s -> {
+            throw new IllegalStateException("no cgroup today");
+        });
         // sb-c4 made room: sb-c2, the oldest, was dropped and killed before startAhead returned
         assertThat(ended.get("sb-c2")).as("ended when its set made room").hasValue(1);
         assertThat(ahead.claim("sb-c4", failing)).as("a set whose confinement failed").isEmpty();
-        assertThat(ended.get("sb-c4")).as("abandoned, once").hasValue(1);
-        assertThat(ProcessLeaks.mentioning(failing.getFirst().socketPath().getParent())).as("killed, every share").isEmpty();
+        assertThat(ProcessLeaks.mentioning(failing.getFirst().socketPath().getParent())).as("killed").isEmpty();
         ahead.close();
         assertThat(ended.get("sb-c3")).as("ended by the close").hasValue(1);
         assertThat(ProcessLeaks.mentioning(closed.getFirst().socketPath().getParent())).isEmpty();
     }
 
-    /** A confiner that counts its ends (done's confinement ended, or abandoned) and records what was added. */
-    private static ShareConfiner counting(String name, Map<String, AtomicInteger> ended, Map<String, List<Long>> added,
-                                          boolean failOnSystemInfo) {
+    private static ShareConfinement counting(String name, Map<String, AtomicInteger> ended) {
         ended.put(name, new AtomicInteger());
-        added.put(name, new CopyOnWriteArrayList<>());
-        return new ShareConfiner() {
+        return new ShareConfinement() {
             @Override
-            public void add(VirtiofsdProcess process) {
-                if (failOnSystemInfo && process.kind() == ShareKind.SYSTEM_INFO) throw new IllegalStateException("no cgroup today");
-                added.get(name).add(process.pid());
-            }
+            public String name() { return name; }
 
             @Override
-            public ShareConfinement done() {
-                return new ShareConfinement() {
-                    @Override
-                    public String name() { return name; }
-
-                    @Override
-                    public List<Path> paths() { return List.of(); }
-
-                    @Override
-                    public void end() { ended.get(name).incrementAndGet(); }
-                };
-            }
+            public List<Path> paths() { return List.of(); }
 
             @Override
-            public void abandon() { ended.get(name).incrementAndGet(); }
+            public void end() { ended.get(name).incrementAndGet(); }
         };
     }
 

@@ -6,7 +6,6 @@ import dev.ateom.jail.SandboxCgroup;
 import dev.ateom.microvm.config.JailConfig;
 import dev.ateom.process.ProcessTree;
 import dev.ateom.virtiofsd.ShareConfinement;
-import dev.ateom.virtiofsd.ShareConfiner;
 import dev.ateom.virtiofsd.ShareSet;
 import dev.ateom.virtiofsd.VirtiofsdProcess;
 
@@ -46,26 +45,11 @@ final class ShareCgroups {
     }
 
     /**
-     * Makes the cgroup {@code name} and moves every process of {@code shares} into it ({@link #confiner}), for a set
-     * started without one. On failure the cgroup is removed with what was moved into it.
+     * Makes the cgroup {@code name} and moves every process of {@code shares} into it, each share's whole tree (the
+     * serving process is virtiofsd's namespace-sandbox child: the parent is moved first and its children read after, so
+     * one forked in between is born inside). On failure the cgroup is removed with what was moved into it.
      */
     void confine(ShareSet shares, String name, int vcpus) {
-        ShareConfiner confiner = confiner(name, vcpus);
-        try {
-            shares.processes().values().forEach(confiner::add);
-            shares.confine(confiner.done());
-        } catch (RuntimeException e) {
-            confiner.abandon();
-            throw e;
-        }
-    }
-
-    /**
-     * The cgroup {@code name}, made now, and what moves each share's whole tree into it: the serving process is
-     * virtiofsd's namespace-sandbox child, so the parent is moved first and its children read after (one forked in
-     * between is born inside). {@link ShareConfiner#abandon} removes it with what was moved into it.
-     */
-    ShareConfiner confiner(String name, int vcpus) {
         // live from before it exists: a sweep for leftovers never takes it for one while the processes move in
         live.add(name);
         SandboxCgroup cgroup;
@@ -75,23 +59,17 @@ final class ShareCgroups {
             live.remove(name);
             throw e;
         }
-        return new ShareConfiner() {
-            @Override
-            public void add(VirtiofsdProcess share) {
+        try {
+            for (VirtiofsdProcess share : shares.processes().values()) {
                 driver.move(cgroup, share.pid());
                 for (long child : share.descendantPids()) moveUnlessGone(cgroup, child);
             }
-
-            @Override
-            public ShareConfinement done() {
-                return confinement(cgroup);
-            }
-
-            @Override
-            public void abandon() {
-                confinement(cgroup).end();
-            }
-        };
+            shares.confine(confinement(cgroup));
+        } catch (RuntimeException e) {
+            driver.remove(cgroup);
+            live.remove(name);
+            throw e;
+        }
     }
 
     /** The cgroup {@code name} of an adopted set, kept as it is; the set ends it as any other. */

@@ -12,7 +12,6 @@ import dev.ateom.jail.VmmJailRequest;
 import dev.ateom.jail.VmmJails;
 import dev.ateom.microvm.config.JailConfig;
 import dev.ateom.virtiofsd.ShareConfinement;
-import dev.ateom.virtiofsd.ShareConfiner;
 import dev.ateom.virtiofsd.ShareSet;
 
 import java.io.IOException;
@@ -285,24 +284,14 @@ public final class VmmJailer {
     }
 
     /**
-     * Confines a share set made ahead of its clone (once it serves) in a cgroup of its own named {@code name} (a clone
-     * made ahead's token and {@code -fs}), off any bring-up's path: the clone that takes it only hands its sockets over
-     * ({@link #joinShares}). Nothing when the jail is off or the host has no cgroup. Throws when it fails (the set is
-     * not confined then, and nothing of the cgroup is left).
+     * Confines a share set started ahead of its bring-up in a cgroup of its own named {@code name}
+     * ({@link #sharesCgroupName}, or a clone made ahead's token and {@code -fs}), off any bring-up's path: the
+     * bring-up that claims it only hands its sockets over ({@link #joinShares}). Nothing when the jail is off or the
+     * host has no cgroup. Throws when it fails (the set is not confined then, and nothing of the cgroup is left).
      */
     public void confineAhead(ShareSet shares, String name, int vcpus) {
         if (!config.enabled()) return;
         shareCgroups.ifPresent(c -> c.confine(shares, name, vcpus));
-    }
-
-    /**
-     * What confines a share set as each share starts (a cgroup named {@code name}, made now: {@link #sharesCgroupName}),
-     * so the move's wait overlaps the other shares' starts; the bring-up that gets the set only hands its sockets over
-     * ({@link #joinShares}). Null when the jail is off or the host has no cgroup.
-     */
-    public ShareConfiner sharesConfiner(String name, int vcpus) {
-        if (!config.enabled() || shareCgroups.isEmpty()) return null;
-        return shareCgroups.get().confiner(name, vcpus);
     }
 
     /**

@@ -109,7 +109,7 @@ final class BringUp {
             Optional<ShareSet> claimed = ahead.await();
             // the wait for virtiofsd started ahead (their start still running, right after the suspend) is a span
             if (claimed.isPresent()) timer.span("virtiofsdAhead", claimStart, System.nanoTime());
-            return claimed.orElseGet(() -> vms.startShares(record, layout, epoch, shareSpecs));
+            return claimed.orElseGet(() -> vms.startShares(shareSpecs));
         });
         rollback.add("stop virtiofsd", () -> VmStarter.stopOnceStarted(starting));
         Slot slot = null;
@@ -131,9 +131,9 @@ final class BringUp {
         ShareSet startedShares = VmStarter.awaitStarted(starting);
         // a warm jailed VMM's hand-over ran beside virtiofsd's start; its jail is the sandbox's once it is done
         ChvProcess chv = started.await(timer);
-        ShareSet shares = stillServing(record, layout, epoch, startedShares, shareSpecs, timer, rollback);
-        // with the jail: the shares' sockets handed to the VMM's uid (they joined their own cgroup as they started, here
-        // or ahead: a move waits for an RCU grace period in the kernel, 8-21 ms here, which overlapped their starts)
+        ShareSet shares = stillServing(record, startedShares, shareSpecs, timer, rollback);
+        // with the jail: the shares' sockets handed to the VMM's uid, and the shares moved into their own cgroup unless that
+        // was done when they were started ahead (a move waits for an RCU grace period in the kernel: 8-21 ms here)
         long jailing = System.nanoTime();
         if (vms.jailShares(record, layout, epoch, shares)) timer.span("jailShares", jailing, System.nanoTime());
         // the last moment before the VM is created: the lease taken beside everything above must be held by now
@@ -158,13 +158,12 @@ final class BringUp {
      * then waits beside the CHV claim): such a crash before any VM connected is no reason to fail the bring-up, so the
      * set is killed and started again, once, on the same paths. Later than this the VM's connection finds it out.
      */
-    private ShareSet stillServing(SandboxRecord record, SandboxLayout layout, int epoch, ShareSet shares, List<ShareSpec> specs,
-                                  StepTimer timer, Rollback rollback) {
+    private ShareSet stillServing(SandboxRecord record, ShareSet shares, List<ShareSpec> specs, StepTimer timer, Rollback rollback) {
         List<ShareKind> exited = shares.exited();
         if (exited.isEmpty()) return shares;
         LOG.log(WARNING, "sandbox " + record.id() + ": virtiofsd " + exited + " exited before the VM connected; starting the shares again");
         shares.kill();
-        ShareSet again = timer.step("virtiofsdAgain", () -> context.vms().startShares(record, layout, epoch, specs));
+        ShareSet again = timer.step("virtiofsdAgain", () -> context.vms().startShares(specs));
         rollback.add("stop the virtiofsd started again", again::kill);
         return again;
     }

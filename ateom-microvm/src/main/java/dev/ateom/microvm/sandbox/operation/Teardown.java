@@ -99,12 +99,12 @@ final class Teardown {
                 SandboxLayout.EpochLayout next = layout.epoch(epoch);
                 TreeRemoval.removeRecursively(next.dir());
                 Files.createDirectories(next.dir());
-                // with the jail, confined in their own cgroup as each starts, off the resume's path
+                // with the jail, confined in their own cgroup right after their start, off the resume's path
                 String cgroup = VmmJailer.sharesCgroupName(layout.runDir().getFileName().toString(), epoch);
                 int vcpus = VmStarter.vcpusOf(record.spec());
                 VmmJailer jailer = context.vms().jailer();
                 context.sharesAhead().startAhead(record.id(), launcher, context.vms().shareSpecs(record, layout, next),
-                        () -> jailer.sharesConfiner(cgroup, vcpus));
+                        set -> jailer.confineAhead(set, cgroup, vcpus));
             }
         } catch (IOException | RuntimeException e) {
             LOG.log(WARNING, "starting the next virtiofsd of " + layout.sandboxId() + " ahead failed (the resume starts its own): "

@@ -191,14 +191,8 @@ public final class VmStarter {
         return sharesAhead.take(sandboxId, specs);
     }
 
-    /**
-     * Starts the {@code epoch}-th shares of a sandbox together; a share that fails stops the others before this throws.
-     * With the jail, each is moved into the shares' cgroup as it starts, beside the others' starts.
-     */
-    ShareSet startShares(SandboxRecord record, SandboxLayout layout, int epoch, List<ShareSpec> specs) {
-        return ShareSet.start(tools.virtiofsdLauncher(), specs, jailer.sharesConfiner(
-                VmmJailer.sharesCgroupName(layout.runDir().getFileName().toString(), epoch), vcpusOf(record.spec())));
-    }
+    /** Starts the shares together; a share that fails stops the others before this throws. */
+    ShareSet startShares(List<ShareSpec> specs) { return ShareSet.start(tools.virtiofsdLauncher(), specs); }
 
     /** The result of work started beside (the shares once started), or that work's own failure. */
     static <T> T awaitStarted(CompletableFuture<T> starting) {
@@ -257,8 +251,8 @@ public final class VmStarter {
     }
 
     /**
-     * A jailed VMM's virtiofsd: in a cgroup of their own (now, unless that was done as they started), their sockets
-     * handed to its uid.
+     * A jailed VMM's virtiofsd: in a cgroup of their own (now, unless that was done when they were started ahead), their
+     * sockets handed to its uid.
      *
      * @return whether the VMM is jailed (false: nothing to do)
      */
