@@ -33,6 +33,9 @@ public record SandboxSpec(
     @JsonIgnore
     public boolean isClone() { return fromSnapshot != null; }
 
+    /** The vcpus its VM gets (its jail's CPU quota follows them). */
+    public int vcpusOrDefault() { return vcpus == null ? 1 : vcpus; }
+
     public ReadinessSpec readinessOrDefault() { return readiness == null ? ReadinessSpec.NONE : readiness; }
 
     public MemoryRestoreMode restoreModeOrDefault() { return memoryRestoreMode == null ? MemoryRestoreMode.Copy : memoryRestoreMode; }

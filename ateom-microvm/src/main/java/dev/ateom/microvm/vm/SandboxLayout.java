@@ -22,6 +22,9 @@ public record SandboxLayout(String sandboxId, Path sandboxDir, Path durableDir, 
                 config.runDir().resolve(runDirName(sandboxId)));
     }
 
+    /** The run dir's name: the sandbox's short name, which its jails' cgroups and roots are named after. */
+    public String runName() { return runDir.getFileName().toString(); }
+
     /** Paths for the {@code epoch}-th boot or restore: every one gets fresh sockets, as CHV and virtiofsd need. */
     public EpochLayout epoch(int epoch) {
         return new EpochLayout(runDir.resolve("e" + epoch));

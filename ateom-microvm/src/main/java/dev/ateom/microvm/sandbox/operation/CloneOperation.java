@@ -49,7 +49,7 @@ public final class CloneOperation {
         VirtiofsdLauncher launcher = context.virtiofsd();
         if (ahead.enabled() && launcher != null) {
             String rootfs = result.sandbox().spec().rootfs();
-            int vcpus = VmStarter.vcpusOf(result.sandbox().spec());
+            int vcpus = result.sandbox().spec().vcpusOrDefault();
             ahead.makeNext(source, launcher, (SandboxLayout layout) -> context.vms().shareSpecs(rootfs, layout, layout.epoch(1)),
                     (set, layout) -> context.vms().jailer().confineAhead(set, layout.sandboxId() + "-fs", vcpus));
         }

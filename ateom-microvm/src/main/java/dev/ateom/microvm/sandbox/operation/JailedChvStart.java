@@ -51,8 +51,8 @@ final class JailedChvStart {
         List<Path> readOnly = new ArrayList<>();
         if (spec.kernel() != null) readOnly.add(Path.of(spec.kernel()));
         if (spec.initramfs() != null) readOnly.add(Path.of(spec.initramfs()));
-        String name = layout.runDir().getFileName().toString();
-        int vcpus = VmStarter.vcpusOf(spec);
+        String name = layout.runName();
+        int vcpus = spec.vcpusOrDefault();
         int memoryMib = spec.memoryMib() == null ? 512 : spec.memoryMib();
         Path outbox = layout.vmmOutbox(epoch);
         // registered before the kill: the rollback runs last to first, so the jail ends after CHV is killed

@@ -100,8 +100,8 @@ final class Teardown {
                 TreeRemoval.removeRecursively(next.dir());
                 Files.createDirectories(next.dir());
                 // with the jail, confined in their own cgroup right after their start, off the resume's path
-                String cgroup = VmmJailer.sharesCgroupName(layout.runDir().getFileName().toString(), epoch);
-                int vcpus = VmStarter.vcpusOf(record.spec());
+                String cgroup = VmmJailer.sharesCgroupName(layout.runName(), epoch);
+                int vcpus = record.spec().vcpusOrDefault();
                 VmmJailer jailer = context.vms().jailer();
                 context.sharesAhead().startAhead(record.id(), launcher, context.vms().shareSpecs(record, layout, next),
                         set -> jailer.confineAhead(set, cgroup, vcpus));

@@ -11,7 +11,6 @@ import dev.ateom.microvm.jail.VmmJailer;
 import dev.ateom.microvm.sandbox.NetworkRuntime;
 import dev.ateom.microvm.sandbox.Rollback;
 import dev.ateom.microvm.sandbox.SandboxRecord;
-import dev.ateom.microvm.sandbox.SandboxSpec;
 import dev.ateom.microvm.sandbox.ShareRuntime;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
 import dev.ateom.microvm.sandbox.SnapshotRestores;
@@ -259,14 +258,8 @@ public final class VmStarter {
     boolean jailShares(SandboxRecord record, SandboxLayout layout, int epoch, ShareSet shares) {
         Optional<VmmJail> jail = jailer.jailOf(record.id(), epoch);
         if (jail.isEmpty()) return false;
-        jailer.joinShares(jail.get(), shares, VmmJailer.sharesCgroupName(layout.runDir().getFileName().toString(), epoch),
-                vcpusOf(record.spec()));
+        jailer.joinShares(jail.get(), shares, VmmJailer.sharesCgroupName(layout.runName(), epoch), record.spec().vcpusOrDefault());
         return true;
-    }
-
-    /** The vcpus a sandbox's VM gets (its CPU quota follows them). */
-    static int vcpusOf(SandboxSpec spec) {
-        return spec.vcpus() == null ? 1 : spec.vcpus();
     }
 
     /** What a restarted daemon needs to find (and adopt or kill) these processes. */
