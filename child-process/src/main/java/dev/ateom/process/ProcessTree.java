@@ -19,11 +19,18 @@ public final class ProcessTree {
     /** Every process below {@code pid}: each thread's {@code children} file, then theirs in turn. */
     public static List<ProcessHandle> descendants(long pid) {
         List<ProcessHandle> found = new ArrayList<>();
-        addChildren(pid, found);
+        addChildren(pid, found, true);
         return found;
     }
 
-    private static void addChildren(long pid, List<ProcessHandle> found) {
+    /** The processes {@code pid} started itself, not theirs: each of its threads' {@code children} file. */
+    public static List<ProcessHandle> children(long pid) {
+        List<ProcessHandle> found = new ArrayList<>();
+        addChildren(pid, found, false);
+        return found;
+    }
+
+    private static void addChildren(long pid, List<ProcessHandle> found, boolean andTheirs) {
         try (DirectoryStream<Path> tasks = Files.newDirectoryStream(Path.of("/proc", Long.toString(pid), "task"))) {
             for (Path task : tasks) {
                 String children;
@@ -38,7 +45,7 @@ public final class ProcessTree {
                     var handle = ProcessHandle.of(childPid);
                     if (handle.isEmpty()) continue;
                     found.add(handle.get());
-                    addChildren(childPid, found);
+                    if (andTheirs) addChildren(childPid, found, true);
                 }
             }
         } catch (IOException e) {

@@ -22,6 +22,8 @@ class ProcessTreeTest {
             List<ProcessHandle> below = ProcessTree.descendants(shell.pid());
             assertThat(below).allMatch(p -> ProcessTree.isRunning(p.pid()));
             assertThat(ProcessTree.descendants(below.getLast().pid())).as("sleep starts nothing").isEmpty();
+            assertThat(ProcessTree.children(shell.pid())).as("the shell's own child: the subshell, not its sleep")
+                    .containsExactly(below.getFirst());
 
             below.forEach(ProcessHandle::destroyForcibly);
             for (ProcessHandle p : below) {
