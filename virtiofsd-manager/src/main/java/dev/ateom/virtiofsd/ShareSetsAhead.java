@@ -140,6 +140,14 @@ public final class ShareSetsAhead implements AutoCloseable {
         public boolean holdsPaths() { return ahead != null || dropped != null; }
 
         /**
+         * Whether {@link #await} has nothing left to wait for and a set to look at: one was started ahead and its start
+         * has ended (a dropped set's kill too). Then the claim is a few checks, which a caller does on its own thread.
+         */
+        public boolean ready() {
+            return ahead != null && ahead.starting().isDone() && (dropped == null || dropped.isDone());
+        }
+
+        /**
          * The set, once its start is done, if it was started with exactly the claim's specs and every share still runs;
          * otherwise empty, with what was started for the key killed (and a dropped set's kill done) by then.
          */

@@ -184,9 +184,13 @@ class ShareSetsAheadTest {
             Optional<ShareSet> claimed = claim.await();
             assertThat(claimed).isPresent();
             assertThat(claimed.get().processes().values()).allMatch(VirtiofsdProcess::isAlive);
+            assertThat(claim.ready()).as("its start has ended: a claimant may take it on its own thread").isTrue();
+            assertThat(ShareSetsAhead.Claim.of("sb-t", claimed.get()).ready()).as("a set handed over serves already").isTrue();
             claimed.get().kill();
             assertThat(ShareSetsAhead.Claim.NONE.holdsPaths()).isFalse();
             assertThat(ShareSetsAhead.Claim.NONE.await()).isEmpty();
+            assertThat(ShareSetsAhead.Claim.NONE.ready()).as("no set to take: a claimant starts its own, beside").isFalse();
+            assertThat(ahead.take("sb-none", specs).ready()).isFalse();
         }
     }
 

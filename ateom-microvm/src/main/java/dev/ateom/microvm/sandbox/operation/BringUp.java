@@ -34,6 +34,7 @@ import java.util.OptionalInt;
 import java.util.concurrent.CancellationException;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.function.Supplier;
 
 import static java.lang.System.Logger.Level.WARNING;
 
@@ -104,13 +105,17 @@ final class BringUp {
         rollback.add("await the removal of dead epoch dirs", () -> awaitQuietly(deadEpochsRemoved));
         // virtiofsd's own start is the longest step before vm.create / vm.restore: the three start on a thread of
         // their own while the rest is prepared; their stop is in the rollback from here, waiting for the start if need be
-        CompletableFuture<ShareSet> starting = timer.stepBeside("virtiofsd", () -> {
+        Supplier<ShareSet> claimOrStart = () -> {
             long claimStart = System.nanoTime();
             Optional<ShareSet> claimed = ahead.await();
             // the wait for virtiofsd started ahead (their start still running, right after the suspend) is a span
             if (claimed.isPresent()) timer.span("virtiofsdAhead", claimStart, System.nanoTime());
             return claimed.orElseGet(() -> vms.startShares(shareSpecs));
-        });
+        };
+        // a set that serves already is taken here: a thread of its own would wait for a carrier thread while this one,
+        // system-info's and the hand-over's run (1-3 ms on this 2-core host), and the bring-up would wait for it
+        CompletableFuture<ShareSet> starting = ahead.ready() ? CompletableFuture.completedFuture(timer.step("virtiofsd", claimOrStart))
+                : timer.stepBeside("virtiofsd", claimOrStart);
         rollback.add("stop virtiofsd", () -> VmStarter.stopOnceStarted(starting));
         Slot slot = null;
         if (record.spec().hasNetwork()) {
