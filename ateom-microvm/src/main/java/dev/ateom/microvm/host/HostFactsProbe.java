@@ -54,31 +54,33 @@ public final class HostFactsProbe {
         return new KvmFacts(device, module);
     }
 
-    /** From {@code /proc/self/mountinfo}: cgroup (v1) and cgroup2 mounts, and the controllers each offers. */
+    /** From {@code /proc/self/mountinfo}: cgroup (v1) and cgroup2 mounts, the controllers each offers, their options. */
     CgroupFacts cgroup() {
         List<String> lines;
         try {
             lines = Files.readAllLines(root.resolve("proc/self/mountinfo"));
         } catch (IOException e) {
-            return new CgroupFacts("unknown", List.of());
+            return new CgroupFacts("unknown", List.of(), false);
         }
         Set<String> v1 = new TreeSet<>();
         Path unified = null;
+        boolean favorDynmods = false;
         for (String line : lines) {
             int separator = line.indexOf(" - ");
             if (separator < 0) continue;
             String[] before = line.substring(0, separator).split(" ");
             String[] after = line.substring(separator + 3).split(" ");
             if (before.length < 5 || after.length < 3) continue;
+            if (after[0].startsWith("cgroup") && Arrays.asList(after[2].split(",")).contains("favordynmods")) favorDynmods = true;
             if (after[0].equals("cgroup2")) {
                 unified = unified == null ? Path.of(before[4]) : unified;
             } else if (after[0].equals("cgroup")) {
                 Arrays.stream(after[2].split(",")).filter(V1_CONTROLLERS::contains).forEach(v1::add);
             }
         }
-        if (!v1.isEmpty()) return new CgroupFacts(unified == null ? "v1" : "hybrid", new ArrayList<>(v1));
-        if (unified == null) return new CgroupFacts("none", List.of());
-        return new CgroupFacts("v2", unifiedControllers(unified));
+        if (!v1.isEmpty()) return new CgroupFacts(unified == null ? "v1" : "hybrid", new ArrayList<>(v1), favorDynmods);
+        if (unified == null) return new CgroupFacts("none", List.of(), false);
+        return new CgroupFacts("v2", unifiedControllers(unified), favorDynmods);
     }
 
     private List<String> unifiedControllers(Path mountPoint) {

@@ -60,15 +60,22 @@ class HostFactsProbeTest {
                 + "34 30 0:31 / /sys/fs/cgroup/memory rw,relatime - cgroup cgroup rw,memory\n"
                 + "39 30 0:36 / /sys/fs/cgroup/systemd rw,relatime - cgroup cgroup rw,name=systemd\n";
         mountinfo(v1);
-        assertThat(probe().probe().cgroup()).isEqualTo(new CgroupFacts("v1", List.of("cpu", "cpuacct", "memory")));
+        assertThat(probe().probe().cgroup()).isEqualTo(new CgroupFacts("v1", List.of("cpu", "cpuacct", "memory"), false));
 
         mountinfo(v1 + "40 30 0:37 / /sys/fs/cgroup/unified rw,nosuid - cgroup2 cgroup2 rw,nsdelegate\n");
         assertThat(probe().probe().cgroup().version()).isEqualTo("hybrid");
+        assertThat(probe().probe().cgroup().favorDynmods()).isFalse();
+        // one mount with the option switches it for the whole host (the kernel's lock is one): the unified one here
+        mountinfo(v1 + "40 30 0:37 / /sys/fs/cgroup/unified rw,nosuid - cgroup2 cgroup2 rw,nsdelegate,favordynmods\n");
+        assertThat(probe().probe().cgroup().favorDynmods()).isTrue();
+        // an option of the mount point (before the separator) is not the cgroup's
+        mountinfo(v1.replace("rw,relatime - cgroup cgroup rw,memory", "rw,favordynmods - cgroup cgroup rw,memory"));
+        assertThat(probe().probe().cgroup().favorDynmods()).isFalse();
 
         mountinfo("29 22 0:26 / /sys/fs/cgroup rw,nosuid,nodev,noexec,relatime shared:4 - cgroup2 cgroup2 rw,nsdelegate,memory_recursiveprot\n");
         Files.createDirectories(root.resolve("sys/fs/cgroup"));
         Files.writeString(root.resolve("sys/fs/cgroup/cgroup.controllers"), "cpuset cpu io memory pids\n");
-        assertThat(probe().probe().cgroup()).isEqualTo(new CgroupFacts("v2", List.of("cpuset", "cpu", "io", "memory", "pids")));
+        assertThat(probe().probe().cgroup()).isEqualTo(new CgroupFacts("v2", List.of("cpuset", "cpu", "io", "memory", "pids"), false));
 
         mountinfo("22 1 0:21 / /sys rw - sysfs sysfs rw\n");
         assertThat(probe().probe().cgroup().version()).isEqualTo("none");
