@@ -58,10 +58,38 @@ public final class ShareSetsAhead implements AutoCloseable {
      * path too. When {@code then} throws, the set is killed and its start fails (the claimant starts its own).
      */
     public boolean startAhead(String key, VirtiofsdLauncher launcher, List<ShareSpec> specs, Consumer<ShareSet> then) {
+        return start(key, launcher, specs, then, true);
+    }
+
+    /**
+     * {@link #startAhead(String, VirtiofsdLauncher, List, Consumer)}, only where that takes no other set's place: the key
+     * has no set (nor one being killed) and the budget has room. For a set started on speculation (a running sandbox's
+     * next resume), which must not push out one a suspended sandbox is waiting to resume with. False when nothing was
+     * started.
+     */
+    public boolean startIfRoom(String key, VirtiofsdLauncher launcher, List<ShareSpec> specs, Consumer<ShareSet> then) {
+        return start(key, launcher, specs, then, false);
+    }
+
+    /** Whether {@link #startIfRoom} would start a set for {@code key} now. */
+    public synchronized boolean hasRoomFor(String key) {
+        return !closed && budget > 0 && !sets.containsKey(key) && !stopping.containsKey(key) && sets.size() < budget;
+    }
+
+    /**
+     * Whether {@code key} has a set started or starting with exactly {@code specs} (and whose start did not fail): a
+     * caller about to start those again keeps it, and leaves the paths it holds alone.
+     */
+    public synchronized boolean holds(String key, List<ShareSpec> specs) {
+        Ahead ahead = sets.get(key);
+        return ahead != null && !ahead.starting().isCompletedExceptionally() && Set.copyOf(ahead.specs()).equals(Set.copyOf(specs));
+    }
+
+    private boolean start(String key, VirtiofsdLauncher launcher, List<ShareSpec> specs, Consumer<ShareSet> then, boolean makeRoom) {
         List<Runnable> kills = new ArrayList<>();
         CompletableFuture<ShareSet> starting = new CompletableFuture<>();
         synchronized (this) {
-            if (closed || budget == 0) return false;
+            if (makeRoom ? closed || budget == 0 : !hasRoomFor(key)) return false;
             if (sets.containsKey(key)) kills.add(drop(key));
             while (sets.size() >= budget) kills.add(drop(sets.keySet().iterator().next()));
             sets.put(key, new Ahead(List.copyOf(specs), starting));

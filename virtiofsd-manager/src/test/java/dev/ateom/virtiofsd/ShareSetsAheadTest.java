@@ -195,6 +195,30 @@ class ShareSetsAheadTest {
     }
 
     @Test
+    void aStartIfRoomTakesNoSetsPlaceAndASetWithTheSameSpecsIsKnownAsHeld() throws Exception {
+        try (ShareSetsAhead ahead = new ShareSetsAhead(1)) {
+            List<ShareSpec> suspended = specs("sb-r1");
+            ahead.startAhead("sb-r1", fixture.launcher(), suspended);
+            assertThat(ahead.holds("sb-r1", suspended)).isTrue();
+            assertThat(ahead.holds("sb-r1", specs("sb-r9"))).as("other specs").isFalse();
+            assertThat(ahead.holds("sb-r2", specs("sb-r2"))).isFalse();
+
+            List<ShareSpec> running = specs("sb-r2");
+            assertThat(ahead.hasRoomFor("sb-r2")).as("the budget is full").isFalse();
+            assertThat(ahead.startIfRoom("sb-r2", fixture.launcher(), running, set -> { })).isFalse();
+            assertThat(ahead.holds("sb-r1", suspended)).as("the set that was there stays").isTrue();
+            assertThat(ahead.startIfRoom("sb-r1", fixture.launcher(), suspended, set -> { })).as("nor replaces its own key's").isFalse();
+
+            Optional<ShareSet> claimed = ahead.claim("sb-r1", suspended);
+            assertThat(claimed).isPresent();
+            claimed.get().kill();
+            assertThat(ahead.hasRoomFor("sb-r2")).isTrue();
+            assertThat(ahead.startIfRoom("sb-r2", fixture.launcher(), running, set -> { })).isTrue();
+            assertThat(ahead.claim("sb-r2", running)).as("started like any other").hasValueSatisfying(ShareSet::kill);
+        }
+    }
+
+    @Test
     void aBudgetOfZeroStartsNothingAndDiscardKills() throws Exception {
         try (ShareSetsAhead none = new ShareSetsAhead(0); ShareSetsAhead one = new ShareSetsAhead(1)) {
             assertThat(none.enabled()).isFalse();

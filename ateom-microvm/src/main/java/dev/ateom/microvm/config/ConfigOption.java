@@ -69,6 +69,9 @@ public enum ConfigOption {
     VIRTIOFSD_AHEAD("virtiofsd-ahead", "0", "Suspended sandboxes whose next resume finds its three virtiofsd already started "
             + "(started when the suspend's teardown begins; the oldest make room; 0: none; always 0 when children do not die "
             + "with the daemon)."),
+    VIRTIOFSD_AHEAD_RUNNING_MS("virtiofsd-ahead-running-ms", "1000", "With --virtiofsd-ahead: how long a sandbox runs before its "
+            + "next resume's three virtiofsd are started, where the budget has room (they never push out a suspended sandbox's), "
+            + "so that a resume right after its suspend finds them serving; 0: only the suspend's teardown starts them."),
     CLONE_AHEAD("clone-ahead", "0", "Recently cloned snapshots whose next clone is made ahead: its durable dir extracted and its "
             + "three virtiofsd serving, taken by the next clone of the snapshot (the least recently cloned makes room; each "
             + "keeps three idle virtiofsd and a copy of its durable dir; 0: none; always 0 when children do not die with the daemon)."),

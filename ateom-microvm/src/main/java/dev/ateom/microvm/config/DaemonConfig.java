@@ -34,6 +34,7 @@ public record DaemonConfig(
         Optional<RemoteStoreConfig> snapshotStore,
         int vmmPool,
         int virtiofsdAhead,
+        Duration virtiofsdAheadRunning,
         int cloneAhead,
         Duration idleMinimum,
         Duration operationRetention,

@@ -76,6 +76,7 @@ public final class DaemonConfigLoader {
                 remoteStore(values),
                 intInRange(values.get(ConfigOption.VMM_POOL), 0, 64),
                 intInRange(values.get(ConfigOption.VIRTIOFSD_AHEAD), 0, 256),
+                Duration.ofMillis(intInRange(values.get(ConfigOption.VIRTIOFSD_AHEAD_RUNNING_MS), 0, 86_400_000)),
                 intInRange(values.get(ConfigOption.CLONE_AHEAD), 0, 64),
                 Duration.ofSeconds(intInRange(values.get(ConfigOption.IDLE_MINIMUM_SECONDS), 1, 86_400)),
                 Duration.ofSeconds(intInRange(values.get(ConfigOption.OPERATION_RETENTION_SECONDS), 1, 86_400)),

@@ -30,6 +30,8 @@ final class BackendBench {
     private static final Logger LOG = System.getLogger(BackendBench.class.getName());
     /** How long after its suspend the lifecycle's {@code resumeLater} comes. */
     static final Duration RESUME_LATER = Duration.ofMillis(500);
+    /** How long the sandbox runs before the suspend of {@code resumeAfterRun}. */
+    static final Duration RAN_BEFORE_SUSPEND = Duration.ofMillis(1500);
     private final BenchSettings settings;
     private final BenchGuest guest;
     private final Path root;
@@ -138,6 +140,14 @@ final class BackendBench {
             }
         }
         for (int i = 0; i < cycles; i++) {
+            // a resume right after its suspend, the sandbox having run a while before (as any does between a resume and
+            // its suspend; past --virtiofsd-ahead-running-ms, so the next virtiofsd may serve by the suspend)
+            Thread.sleep(RAN_BEFORE_SUSPEND.toMillis());
+            for (Subject s : inTurn(subjects, i)) {
+                s.result().record("suspend", s.daemon().post("/v1/sandboxes/" + subject + "/suspend", "{}").expect(200));
+                s.result().record("resumeAfterRun", s.daemon().post("/v1/sandboxes/" + subject + "/resume", "{}").expect(200));
+            }
+            // the same pair back to back: the sandbox ran only as long as its last answer took to arrive
             for (Subject s : inTurn(subjects, i)) {
                 s.result().record("suspend", s.daemon().post("/v1/sandboxes/" + subject + "/suspend", "{}").expect(200));
                 s.result().record("resume", s.daemon().post("/v1/sandboxes/" + subject + "/resume", "{}").expect(200));

@@ -17,6 +17,7 @@ final class LifecycleResult {
             "suspend", List.of("pause", "snapshot", "archive"),
             "resume", List.of("vmRestore", "vmResume"),
             "resumeLater", List.of("vmRestore", "vmResume"),
+            "resumeAfterRun", List.of("vmRestore", "vmResume"),
             "clone", List.of("vmRestore", "vmResume"));
 
     /**
@@ -34,7 +35,8 @@ final class LifecycleResult {
     }
 
     /** The daemon's own share of resume and clone: the goals of issue 27 (ms, p50). */
-    static final Map<String, Double> OWN_SHARE_GOALS = Map.of("resume", 15.0, "resumeLater", 15.0, "clone", 20.0);
+    static final Map<String, Double> OWN_SHARE_GOALS = Map.of("resume", 15.0, "resumeLater", 15.0, "resumeAfterRun", 15.0,
+            "clone", 20.0);
 
     private final String backend;
     private Percentiles virtiofsdFloor;
@@ -153,7 +155,7 @@ final class LifecycleResult {
         out.append("| op | API p50 | API p99 | hypervisor p50 | hypervisor p99 | own p50 | own p99 | outside p50 | of it in the daemon p50"
                 + " | records p50 | goal (own p50) | met |\n");
         out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
-        for (String op : List.of("resume", "resumeLater", "clone")) {
+        for (String op : List.of("resume", "resumeAfterRun", "resumeLater", "clone")) {
             if (!samples.containsKey(op)) continue;
             Percentiles api = api(op);
             Percentiles hv = of(op, Sample::hypervisorMs);
@@ -187,7 +189,7 @@ final class LifecycleResult {
                     after.own(op).p(99), before.of(op, Sample::recordsMs).p(50), after.of(op, Sample::recordsMs).p(50)));
         }
         out.append("\nsteps before and after (p50 ms):\n\n");
-        for (String op : List.of("resume", "resumeLater", "clone")) {
+        for (String op : List.of("resume", "resumeAfterRun", "resumeLater", "clone")) {
             for (LifecycleResult r : List.of(before, after)) {
                 if (!r.steps.containsKey(op)) continue;
                 out.append("- ").append(op).append(r == before ? " before:" : " after:");
@@ -215,7 +217,7 @@ final class LifecycleResult {
             switch (op) {
                 case "create" -> { goal = "≤ hypervisor + 30 ms"; met = overhead.p(50) <= 30; }
                 case "suspend" -> { goal = "≤ 1.2×"; met = ratio.p(50) <= 1.2; }
-                case "resume", "resumeLater" -> { goal = "≤ 1.3×"; met = ratio.p(50) <= 1.3; }
+                case "resume", "resumeAfterRun", "resumeLater" -> { goal = "≤ 1.3×"; met = ratio.p(50) <= 1.3; }
                 default -> { goal = "≤ 1.5×"; met = ratio.p(50) <= 1.5; }
             }
             out.append(String.format("| %s | %d | %.1f | %.1f | %.1f | %.1f | %.1f | %.2f× | %s | %s |%n", op, list.size(), api.p(50),

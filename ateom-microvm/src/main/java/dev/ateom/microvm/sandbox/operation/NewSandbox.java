@@ -57,7 +57,9 @@ final class NewSandbox {
             ShareSetsAhead.Claim madeAhead = preparation.run(record, layout, timer, rollback);
             context.bringUp().run(entry, source, 1, timer, rollback, SandboxState.FAILED, () -> beside.run(record, layout), madeAhead);
             rollback.clear();
-            return context.transitions().running(entry, operation, timer);
+            OperationResult running = context.transitions().running(entry, operation, timer);
+            context.standbyShares().schedule(entry);
+            return running;
         } catch (RuntimeException e) {
             rollback.run(e);
             context.teardown().run(entry);

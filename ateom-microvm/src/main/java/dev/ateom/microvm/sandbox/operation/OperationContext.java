@@ -37,4 +37,6 @@ public record OperationContext(DaemonConfig config, SandboxStore store, VmStarte
     BringUp bringUp() { return new BringUp(this); }
 
     Teardown teardown() { return new Teardown(this); }
+
+    StandbyShares standbyShares() { return new StandbyShares(this); }
 }

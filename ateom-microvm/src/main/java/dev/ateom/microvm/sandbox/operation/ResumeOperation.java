@@ -69,7 +69,9 @@ public final class ResumeOperation {
                     () -> context.systemInfo().regenerate(layout, record.spec().systemInfoOrEmpty(), record.identity()),
                     ShareSetsAhead.Claim.NONE);
             rollback.clear();
-            return context.transitions().running(entry, Operation.RESUME, timer);
+            OperationResult running = context.transitions().running(entry, Operation.RESUME, timer);
+            context.standbyShares().schedule(entry);
+            return running;
         } catch (RuntimeException e) {
             // first the previous VM's teardown (if still running): the record drops the runtime only once that is done,
             // and the rollback then removes a restore root no VM uses any more

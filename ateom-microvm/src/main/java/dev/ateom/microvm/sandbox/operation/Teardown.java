@@ -1,6 +1,5 @@
 package dev.ateom.microvm.sandbox.operation;
 
-import dev.ateom.microvm.jail.VmmJailer;
 import dev.ateom.microvm.logging.LogContext;
 import dev.ateom.microvm.sandbox.Operation;
 import dev.ateom.microvm.sandbox.SandboxRecord;
@@ -9,7 +8,6 @@ import dev.ateom.microvm.sandbox.TreeRemoval;
 import dev.ateom.microvm.sandbox.VmRuntime;
 import dev.ateom.microvm.timing.CrashPoints;
 import dev.ateom.microvm.vm.SandboxLayout;
-import dev.ateom.virtiofsd.VirtiofsdLauncher;
 
 import java.io.IOException;
 import java.nio.file.DirectoryNotEmptyException;
@@ -85,26 +83,16 @@ final class Teardown {
 
     /**
      * The next resume's three virtiofsd, started now within the budget (ShareSetsAhead), in the next epoch's run dir:
-     * that resume claims them instead of waiting for their start. Only while the record is SUSPENDED, on the entry's
-     * monitor, which the resume's RESUMING also takes: a resume that has begun starts its own. Never throws.
+     * that resume claims them instead of waiting for their start; those the sandbox's standby started while it ran
+     * ({@link StandbyShares}) are kept. Only while the record is SUSPENDED, on the entry's monitor, which the resume's
+     * RESUMING also takes: a resume that has begun starts its own. Never throws.
      */
     private void startNextSharesAhead(SandboxEntry entry, SandboxLayout layout) {
         try {
             synchronized (entry) {
                 SandboxRecord record = entry.record();
                 if (record.state() != SandboxState.SUSPENDED || SpeedBaseline.active() || !context.sharesAhead().enabled()) return;
-                VirtiofsdLauncher launcher = context.virtiofsd();
-                if (launcher == null) return;
-                int epoch = record.epochs() + 1;
-                SandboxLayout.EpochLayout next = layout.epoch(epoch);
-                TreeRemoval.removeRecursively(next.dir());
-                Files.createDirectories(next.dir());
-                // with the jail, confined in their own cgroup right after their start, off the resume's path
-                String cgroup = VmmJailer.sharesCgroupName(layout.runName(), epoch);
-                int vcpus = record.spec().vcpusOrDefault();
-                VmmJailer jailer = context.vms().jailer();
-                context.sharesAhead().startAhead(record.id(), launcher, context.vms().shareSpecs(record, layout, next),
-                        set -> jailer.confineAhead(set, cgroup, vcpus));
+                NextEpochShares.start(context, record, layout, NextEpochShares.Room.MAKE);
             }
         } catch (IOException | RuntimeException e) {
             LOG.log(WARNING, "starting the next virtiofsd of " + layout.sandboxId() + " ahead failed (the resume starts its own): "
