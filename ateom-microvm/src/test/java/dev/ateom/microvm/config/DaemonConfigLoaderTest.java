@@ -29,6 +29,8 @@ class DaemonConfigLoaderTest {
         assertThat(config.syncReconcileInterval()).isEqualTo(Duration.ofSeconds(60));
         assertThat(config.imageRoots()).containsExactly(Path.of("/var/lib/ateom-images"));
         assertThat(config.hostDirectoryRoots()).containsExactly(Path.of("/var/lib/kubelet/pods"));
+        assertThat(config.virtiofsdAhead()).isZero();
+        assertThat(config.virtiofsdAheadRunning()).isEqualTo(Duration.ofSeconds(1));
     }
 
     @Test
@@ -64,6 +66,9 @@ class DaemonConfigLoaderTest {
     void errorsNameTheOptionAndWhereItCameFrom() throws IOException {
         assertThatThrownBy(() -> new DaemonConfigLoader(Map.of(ConfigOption.PORT, "70000"), Map.of()).load())
                 .hasMessageContaining("port (from flag --port)").hasMessageContaining("between 0 and 65535");
+        assertThatThrownBy(() -> new DaemonConfigLoader(Map.of(ConfigOption.VIRTIOFSD_AHEAD_RUNNING_MS, "-1"), Map.of()).load())
+                .hasMessageContaining("virtiofsd-ahead-running-ms (from flag --virtiofsd-ahead-running-ms)")
+                .hasMessageContaining("between 0 and 86400000");
         assertThatThrownBy(() -> new DaemonConfigLoader(Map.of(), Map.of("ATEOM_STATE_DIR", "relative/dir")).load())
                 .hasMessageContaining("state-dir (from environment ATEOM_STATE_DIR)").hasMessageContaining("absolute");
         Path yaml = dir.resolve("bad.yaml");
