@@ -18,7 +18,8 @@ import java.util.function.Consumer;
  * handshake remains on its path. Each set is keyed (by sandbox) and handed out only to a claim with exactly the specs
  * it was started with, and only when every one of its processes still runs (a share that exited meanwhile is a crash:
  * the set is killed and the claimant starts its own). A set nobody claims is killed by {@link #discard} or
- * {@link #close}; when the budget is full, the oldest set makes room for a new one.
+ * {@link #close}; when the budget is full, the oldest set makes room for a new one ({@link #startAhead}), unless the new
+ * one is only started where there is room ({@link #startIfRoom}: a running sandbox's, which may not be needed).
  *
  * <p>A set that was dropped (made room, replaced, discarded) is killed by the thread that dropped it, which first
  * waits for its start to end. Until its processes are gone they still hold the key's socket paths and pid files, so a

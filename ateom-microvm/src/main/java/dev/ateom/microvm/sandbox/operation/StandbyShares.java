@@ -13,9 +13,9 @@ import static java.lang.System.Logger.Level.WARNING;
 /**
  * A running sandbox's next resume's virtiofsd, started once it has run for {@code --virtiofsd-ahead-running-ms}
  * (within the budget of {@code --virtiofsd-ahead}, only where there is room: they never push out a suspended
- * sandbox's set). A resume right
- * after its suspend then finds them serving instead of waiting for the start its suspend's teardown would begin (the
- * teardown keeps them), and the suspend's teardown starts nothing, which on a busy host is CPU the resume gets.
+ * sandbox's set). A resume right after its suspend then finds them serving instead of waiting for the start its
+ * suspend's teardown would begin (the teardown keeps them), and the teardown starts nothing, which on a busy host is
+ * CPU the resume gets.
  *
  * <p>Why after a while and not at once: the start takes CPU (three processes, their namespaces and the jail's
  * cgroup), and right after a bring-up that is what the sandbox's next operation needs; a suspend that soon gets its set
