@@ -112,6 +112,11 @@ abstract class ChildS3Server implements TestS3Server {
         if (process == null) {
             return;
         }
+        if (!process.isAlive()) {
+            // it died on its own: whatever failed after that was refused a connection; its log says why it died
+            System.err.println(describe() + " (pid " + process.pid() + ") had exited on its own with " + process.exitValue()
+                    + "; the end of its log:\n" + logTail());
+        }
         try {
             if (stopsGracefully()) {
                 process.destroy();
@@ -126,6 +131,15 @@ abstract class ChildS3Server implements TestS3Server {
             throw new IllegalStateException("interrupted while stopping " + describe(), e);
         }
         process = null;
+    }
+
+    private String logTail() {
+        try {
+            List<String> lines = Files.readAllLines(directory.resolve("server.log"));
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 40), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e.getMessage() + ")";
+        }
     }
 
     @Override
