@@ -76,17 +76,7 @@ class StandbySharesTest {
         return daemon.runDir().resolve(id).resolve("e" + epoch);
     }
 
-    /**
-     * The virtiofsd processes serving the epoch's three sockets, each with the child it forks to serve once it listens
-     * (six processes); bounded, since they start within the delay plus well under a second even on a loaded host.
-     */
     private static Set<Long> awaitServing(String id, int epoch) throws Exception {
-        Path dir = epochDir(id, epoch);
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (TestTools.sockets(dir).size() < 3 || TestTools.processesMentioning(dir).size() < 6) {
-            assertThat(System.nanoTime()).as("three virtiofsd serving in %s within 60 s", dir).isLessThan(deadline);
-            Thread.sleep(5);
-        }
-        return TestTools.processesMentioning(dir);
+        return TestTools.awaitThreeSharesServing(epochDir(id, epoch));
     }
 }

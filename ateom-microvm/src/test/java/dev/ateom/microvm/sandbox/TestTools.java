@@ -11,6 +11,8 @@ import java.util.Set;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
+import static org.assertj.core.api.Assertions.assertThat;
+
 /** Where the tests find the setup script's tools and the CHV stand-in, and which processes they leaked. */
 public final class TestTools {
     private TestTools() {}
@@ -79,6 +81,20 @@ public final class TestTools {
         Set<Long> pids = sharePids(runtime);
         pids.add(runtime.path("chvPid").asLong());
         return pids;
+    }
+
+    /**
+     * The virtiofsd serving three sockets in {@code epochDir} (started ahead of a resume), once each has forked the
+     * child that serves after it listens: six processes. Bounded, since a start of three takes well under a second
+     * even on a loaded host.
+     */
+    static Set<Long> awaitThreeSharesServing(Path epochDir) throws Exception {
+        long deadline = System.nanoTime() + 60_000_000_000L;
+        while (sockets(epochDir).size() < 3 || processesMentioning(epochDir).size() < 6) {
+            assertThat(System.nanoTime()).as("three virtiofsd serving in %s within 60 s", epochDir).isLessThan(deadline);
+            Thread.sleep(5);
+        }
+        return processesMentioning(epochDir);
     }
 
     /** Live descendants of this JVM whose command line names a path under {@code dir} (and their sandbox children). */

@@ -8,7 +8,6 @@ import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
 import java.nio.file.Files;
-import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
 
@@ -165,17 +164,7 @@ class VirtiofsdAheadTest {
         daemon.awaitTeardowns();
     }
 
-    /**
-     * The virtiofsd processes (and their sandbox children) serving the epoch's three sockets, once the three sockets
-     * exist; bounded, since a start of three takes well under a second even on a loaded host.
-     */
     private static Set<Long> awaitServingAhead(String id, int epoch) throws Exception {
-        Path dir = daemon.runDir().resolve(id).resolve("e" + epoch);
-        long deadline = System.nanoTime() + 60_000_000_000L;
-        while (TestTools.sockets(dir).size() < 3) {
-            assertThat(System.nanoTime()).as("three virtiofsd listening in %s within 60 s", dir).isLessThan(deadline);
-            Thread.sleep(5);
-        }
-        return TestTools.processesMentioning(dir);
+        return TestTools.awaitThreeSharesServing(daemon.runDir().resolve(id).resolve("e" + epoch));
     }
 }
