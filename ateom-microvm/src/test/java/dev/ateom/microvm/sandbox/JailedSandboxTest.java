@@ -133,7 +133,13 @@ class JailedSandboxTest {
             assertThat(newJail.path("outbox").asText()).as("the epoch's own outbox").endsWith("/vmm-out-e" + after.path("epoch").asInt())
                     .isNotEqualTo(oldJail.path("outbox").asText());
 
-            daemon.awaitTeardowns();
+            // the old VMM's teardown runs after the suspend's answer and is not awaited by the resume, which is running by
+            // now: awaitTeardowns (suspended sandboxes only) does not see it, so its end is waited for here, its jail's
+            // release ending with the root and the outbox (after the cgroups)
+            Path oldOutbox = Path.of(oldJail.path("outbox").asText());
+            Path oldRoot = Path.of(oldJail.path("root").asText());
+            Eventually.until(Duration.ofSeconds(60), () -> !Files.exists(oldOutbox) && !Files.exists(oldRoot),
+                    "the old VMM's teardown to release its jail (" + oldOutbox + ", " + oldRoot + ")");
             assertThat(running(oldJail.path("vmmPid").asLong())).as("the old VMM").isFalse();
             assertCgroupsGone(oldJail, "of the old VMM");
             assertThat(Path.of(oldJail.path("outbox").asText())).as("the old outbox").doesNotExist();
