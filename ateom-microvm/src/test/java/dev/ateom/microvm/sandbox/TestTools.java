@@ -3,13 +3,16 @@ package dev.ateom.microvm.sandbox;
 import com.fasterxml.jackson.databind.JsonNode;
 
 import java.io.IOException;
+import java.nio.file.FileVisitResult;
 import java.nio.file.Files;
+import java.nio.file.NoSuchFileException;
 import java.nio.file.Path;
+import java.nio.file.SimpleFileVisitor;
+import java.nio.file.attribute.BasicFileAttributes;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
 import java.util.stream.Collectors;
-import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -64,9 +67,22 @@ public final class TestTools {
     /** The Unix sockets under {@code dir} (none when it does not exist). */
     static Set<Path> sockets(Path dir) throws IOException {
         if (!Files.isDirectory(dir)) return Set.of();
-        try (Stream<Path> files = Files.walk(dir)) {
-            return files.filter(p -> p.getFileName().toString().endsWith(".sock")).collect(Collectors.toSet());
-        }
+        Set<Path> sockets = new HashSet<>();
+        // the daemon may be removing files below (a run dir made ahead being dropped): one gone meanwhile is not there
+        Files.walkFileTree(dir, new SimpleFileVisitor<>() {
+            @Override
+            public FileVisitResult visitFile(Path file, BasicFileAttributes attributes) {
+                if (file.getFileName().toString().endsWith(".sock")) sockets.add(file);
+                return FileVisitResult.CONTINUE;
+            }
+
+            @Override
+            public FileVisitResult visitFileFailed(Path file, IOException e) throws IOException {
+                if (e instanceof NoSuchFileException) return FileVisitResult.CONTINUE;
+                throw e;
+            }
+        });
+        return sockets;
     }
 
     /** The pids of a sandbox runtime's virtiofsd, as its answer names them. */
