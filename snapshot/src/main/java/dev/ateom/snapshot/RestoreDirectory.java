@@ -1,8 +1,12 @@
 package dev.ateom.snapshot;
 
 import java.io.IOException;
+import java.nio.file.FileAlreadyExistsException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.util.List;
+import java.util.Optional;
+import java.util.stream.Stream;
 
 /**
  * The per-restore source dir for CHV's vm.restore ({@code source_url} = a dir with config.json,
@@ -39,8 +43,41 @@ public final class RestoreDirectory {
      * checked) it: the restore dir's config is that one rewritten, whatever the file on disk holds by now.
      */
     public static Prepared prepare(SnapshotLayout snapshot, ChvConfig config, Path directory, RestoreSockets sockets) throws IOException {
+        Path dir = create(directory);
+        boolean done = false;
+        try {
+            Prepared prepared = fill(snapshot, config, dir, sockets);
+            done = true;
+            return prepared;
+        } finally {
+            if (!done) {
+                TreeDeleter.delete(dir);
+            }
+        }
+    }
+
+    /**
+     * Creates {@code directory} (must not exist) empty, for {@link #fill} later: a jailed VMM can be handed the dir
+     * (bound into its jail) while it is filled, since CHV reads it only at vm.restore.
+     *
+     * @return the dir's absolute path
+     */
+    public static Path create(Path directory) throws IOException {
         Path dir = directory.toAbsolutePath().normalize();
         Files.createDirectory(dir);
+        return dir;
+    }
+
+    /**
+     * Fills the empty {@code directory} made by {@link #create} for restoring {@code snapshot} with {@code config} (as the
+     * caller read and checked it) rewritten onto the given sockets. On failure the dir is left empty again.
+     */
+    public static Prepared fill(SnapshotLayout snapshot, ChvConfig config, Path directory, RestoreSockets sockets) throws IOException {
+        Path dir = directory.toAbsolutePath().normalize();
+        try (Stream<Path> entries = Files.list(dir)) {
+            Optional<Path> there = entries.findFirst();
+            if (there.isPresent()) throw new FileAlreadyExistsException(there.get().toString(), null, "a restore dir is filled only when empty");
+        }
         boolean done = false;
         try {
             // no fsync: the dir only lives as long as one VM of this boot of the host; a crash removes it whole
@@ -51,7 +88,8 @@ public final class RestoreDirectory {
             return new Prepared(dir, "file://" + dir, state, memory);
         } finally {
             if (!done) {
-                TreeDeleter.delete(dir);
+                // it was empty: whatever has these names is this fill's (a copy cut short included)
+                for (String file : List.of(CONFIG, STATE, MEMORY_RANGES)) Files.deleteIfExists(dir.resolve(file));
             }
         }
     }

@@ -106,4 +106,42 @@ class RestoreDirectoryTest {
                 .isInstanceOf(FileAlreadyExistsException.class);
         assertThat(dir.resolve("config.json")).hasContent("stale");
     }
+
+    @Test
+    void aDirectoryMadeEmptyAheadIsFilledInPlaceWithTheSameFiles() throws IOException {
+        SnapshotStore store = SnapshotStore.open(state);
+        Snapshot snapshot = SnapshotFixture.commit(store, state, "base");
+        ChvConfig config = ChvConfig.read(snapshot.layout().chvConfig());
+        Path dir = RestoreDirectory.create(state.resolve("restore-ahead"));
+        Object inode = Files.getAttribute(dir, "unix:ino");
+
+        RestoreDirectory.Prepared filled = RestoreDirectory.fill(snapshot.layout(), config, dir, socketsFor("c1"));
+        RestoreDirectory.Prepared whole = RestoreDirectory.prepare(snapshot.layout(), config, state.resolve("restore-whole"), socketsFor("c1"));
+
+        assertThat(filled.directory()).isEqualTo(dir);
+        assertThat(Files.getAttribute(dir, "unix:ino")).as("the same dir, filled where it was made").isEqualTo(inode);
+        for (String file : new String[] {RestoreDirectory.CONFIG, RestoreDirectory.STATE, RestoreDirectory.MEMORY_RANGES}) {
+            assertThat(dir.resolve(file)).hasSameBinaryContentAs(whole.directory().resolve(file));
+        }
+        assertThat(filled.memoryRangesHow()).isEqualTo(FileCloner.Method.HARD_LINK);
+    }
+
+    @Test
+    void aFailedFillLeavesTheDirectoryEmptyAndAFullOneIsNotFilled() throws IOException {
+        SnapshotStore store = SnapshotStore.open(state);
+        Snapshot snapshot = SnapshotFixture.commit(store, state, "base");
+        ChvConfig config = ChvConfig.read(snapshot.layout().chvConfig());
+        Path dir = RestoreDirectory.create(state.resolve("restore-ahead"));
+        RestoreSockets missingTag = new RestoreSockets(Map.of("ateRootfs", Path.of("/r.sock")), Optional.of(Path.of("/v.sock")),
+                Optional.of(Path.of("/s.log")), Optional.empty());
+
+        assertThatThrownBy(() -> RestoreDirectory.fill(snapshot.layout(), config, dir, missingTag)).isInstanceOf(SnapshotFormatException.class);
+        assertThat(dir).isEmptyDirectory();
+
+        Files.writeString(dir.resolve("stray"), "not the fill's");
+        assertThatThrownBy(() -> RestoreDirectory.fill(snapshot.layout(), config, dir, socketsFor("x")))
+                .isInstanceOf(FileAlreadyExistsException.class);
+        assertThat(dir.resolve("stray")).hasContent("not the fill's");
+        assertThat(dir.resolve(RestoreDirectory.CONFIG)).doesNotExist();
+    }
 }

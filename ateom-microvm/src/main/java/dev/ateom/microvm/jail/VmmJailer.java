@@ -239,6 +239,14 @@ public final class VmmJailer {
         }
     }
 
+    /**
+     * The files of a restore dir that was handed to its VMM ({@link #handFiles}) before they were written: readable by
+     * all, as {@link #handFiles} makes them (the dir itself, the VMM's alone, is what limits who reaches them).
+     */
+    public void filledAfterHandOver(Path restoreDir) {
+        FileOwnership.readableByAll(restoreDir);
+    }
+
     /** A jail made elsewhere (a warm pool member handed over) is now the sandbox's live one. */
     void register(VmmJail jail) {
         live.put(jail);

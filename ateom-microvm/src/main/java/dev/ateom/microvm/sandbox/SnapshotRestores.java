@@ -24,14 +24,23 @@ public final class SnapshotRestores {
 
     private SnapshotRestores() {}
 
-    /** A per-restore source dir: rewritten config.json, state and memory hard-linked from the snapshot. */
-    public static Path prepareRestore(SnapshotCatalog.SnapshotHandle handle, Path restoreDir, Map<String, Path> socketsByTag, Path vsock, Path console) {
+    /** The per-restore source dir, made empty (with its parents) for {@link #fillRestore}. */
+    public static Path createRestoreDir(Path restoreDir) {
+        try {
+            Files.createDirectories(restoreDir.getParent());
+            return RestoreDirectory.create(restoreDir);
+        } catch (IOException e) {
+            throw new UncheckedIOException("cannot create restore dir " + restoreDir, e);
+        }
+    }
+
+    /** Fills the empty per-restore source dir: rewritten config.json, state and memory hard-linked from the snapshot. */
+    public static Path fillRestore(SnapshotCatalog.SnapshotHandle handle, Path restoreDir, Map<String, Path> socketsByTag, Path vsock, Path console) {
         // made only from the config.json that was checked, as it was read then: a second read could see an edit
         ChvConfig checked = handle.checkedConfig().orElseThrow(() -> new IllegalStateException(
                 "snapshot " + handle.id() + ": a restore dir is made only from a config.json checked by requireConfigAsWritten"));
         try {
-            Files.createDirectories(restoreDir.getParent());
-            return RestoreDirectory.prepare(handle.snapshot().layout(), checked, restoreDir,
+            return RestoreDirectory.fill(handle.snapshot().layout(), checked, restoreDir,
                     new RestoreSockets(socketsByTag, Optional.of(vsock), Optional.of(console), Optional.empty())).directory();
         } catch (IOException e) {
             throw new UncheckedIOException("cannot prepare restore dir " + restoreDir + " from snapshot " + handle.id(), e);
@@ -43,7 +52,7 @@ public final class SnapshotRestores {
      * stored spec (payload, sizing, shares; no disks, pmem, devices or other paths). Called before anything is
      * started for a restore, so a refusal leaves nothing behind.
      *
-     * @return the handle with the config as read and accepted here, the one {@link #prepareRestore} rewrites
+     * @return the handle with the config as read and accepted here, the one {@link #fillRestore} rewrites
      */
     public static SnapshotCatalog.SnapshotHandle requireConfigAsWritten(SnapshotCatalog.SnapshotHandle handle) {
         SandboxSpec spec = handle.sandboxSpec();

@@ -94,7 +94,7 @@ class ClonesAheadTest {
     }
 
     /** Every step of a clone on shares made ahead, as a successful one times them: each is a fail point below. */
-    static final List<String> STEPS = List.of("dirs", "takeAhead", "systemInfo", "virtiofsd", "rewrite", "chvStart", "runtimeSave",
+    static final List<String> STEPS = List.of("dirs", "takeAhead", "systemInfo", "virtiofsd", "chvStart", "rewrite", "runtimeSave",
             "vmRestore", "vmResume", "sync");
 
     @Test

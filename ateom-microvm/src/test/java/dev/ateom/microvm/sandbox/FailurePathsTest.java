@@ -39,7 +39,7 @@ class FailurePathsTest {
     /** virtiofsd starts beside the steps after it up to chvStart: its fail point is where it starts. */
     static final List<String> CREATE = List.of("dirs", "systemInfo", "virtiofsd", "chvStart", "runtimeSave", "vmCreate", "vmBoot",
             "sync");
-    static final List<String> CLONE = List.of("dirs", "durable", "systemInfo", "virtiofsd", "rewrite", "chvStart", "runtimeSave",
+    static final List<String> CLONE = List.of("dirs", "durable", "systemInfo", "virtiofsd", "chvStart", "rewrite", "runtimeSave",
             "vmRestore", "vmResume", "sync");
     /** After the commit a suspend no longer fails: its teardown only logs what goes wrong. */
     static final List<String> SUSPEND = List.of("stopSync", "pause", "stage", "snapshot", "complete", "archive", "commit");
@@ -51,7 +51,7 @@ class FailurePathsTest {
      */
     static final Set<String> SPANS = Set.of("previousTeardown", "records", "handOver", "virtiofsdAhead", "runtimeSaveWait",
             "jailShares");
-    static final List<String> RESUME = List.of("verify", "durable", "systemInfo", "virtiofsd", "rewrite", "chvStart", "runtimeSave",
+    static final List<String> RESUME = List.of("verify", "durable", "systemInfo", "virtiofsd", "chvStart", "rewrite", "runtimeSave",
             "vmRestore", "vmResume", "sync");
     static final List<String> DELETE = List.of("teardown", "leftovers", "runDir", "snapshots", "record");
 

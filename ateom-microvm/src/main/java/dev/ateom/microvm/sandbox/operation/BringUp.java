@@ -40,8 +40,9 @@ import static java.lang.System.Logger.Level.WARNING;
 
 /**
  * Brings a sandbox's VM up, the one sequence create, clone and resume share: the caller's system-info step first, on
- * a thread of its own, then the epoch run dir (dead epochs' dirs removed beside), (network slot), the three virtiofsd
- * started beside, (restore dir) and CHV (a claim from the warm pool),
+ * a thread of its own, then the epoch run dir (dead epochs' dirs removed beside), the three virtiofsd started beside,
+ * (network slot), (restore dir, made empty) and CHV (a claim from the warm pool, whose hand-over runs
+ * beside), (the restore dir filled),
  * (the sandbox's lease, taken beside all that and awaited here when leases are held while running),
  * vm.create, (vm.add-net with the slot's TAP) and vm.boot or vm.restore (with the TAP as the snapshot's NIC) and
  * vm.resume, the runtime persisted beside vm.create / vm.restore and before the guest runs, then readiness, the clock
@@ -128,11 +129,13 @@ final class BringUp {
         // its own, with the jail a jail of its own (uid, cgroup, root and outbox: the teardown releases only its
         // epoch's). So the resume goes on; the old processes stay findable by their epoch dir (kept above) until gone.
         if (SpeedBaseline.active()) awaitPreviousTeardown(entry, timer);
-        Optional<Path> restoreDir = source instanceof VmSource.Restore restore
-                ? Optional.of(timer.step("rewrite", () -> vms.prepareRestoreDir(restore.snapshot(), layout, epoch, el,
-                        VmStarter.socketsByTag(shareSpecs), rollback)))
-                : Optional.empty();
+        // the restore dir is made empty before the CHV claim and filled after it: a jailed VMM's hand-over (its files
+        // bound into its jail, 1-3 ms) runs beside the fill, as CHV reads the dir only at vm.restore
+        Optional<Path> restoreDir = source instanceof VmSource.Restore ? Optional.of(vms.createRestoreDir(layout, epoch, rollback)) : Optional.empty();
         StartedChv started = timer.step("chvStart", () -> vms.startChv(record, layout, el, epoch, restoreDir, rollback));
+        if (source instanceof VmSource.Restore restore) {
+            timer.run("rewrite", () -> vms.fillRestoreDir(restore.snapshot(), restoreDir.orElseThrow(), el, VmStarter.socketsByTag(shareSpecs)));
+        }
         ShareSet startedShares = VmStarter.awaitStarted(starting);
         // a warm jailed VMM's hand-over ran beside virtiofsd's start; its jail is the sandbox's once it is done
         ChvProcess chv = started.await(timer);

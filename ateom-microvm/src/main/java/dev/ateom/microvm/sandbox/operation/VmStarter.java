@@ -221,12 +221,21 @@ public final class VmStarter {
         return sockets;
     }
 
-    /** CHV's restore source for this epoch: the snapshot's config rewritten for these sockets, state and memory linked. */
-    Path prepareRestoreDir(SnapshotCatalog.SnapshotHandle snapshot, SandboxLayout layout, int epoch, SandboxLayout.EpochLayout el,
-                           Map<String, Path> socketsByTag, Rollback rollback) {
+    /**
+     * CHV's restore source for this epoch, made empty: it is handed to the VMM (bound into its jail) while
+     * {@link #fillRestoreDir} fills it, as CHV reads it only at vm.restore.
+     */
+    Path createRestoreDir(SandboxLayout layout, int epoch, Rollback rollback) {
         // the earlier restore dirs went with the earlier VMs: the root holds only this one
         rollback.add("remove " + layout.restoreRoot(), () -> TreeRemoval.removeRecursively(layout.restoreRoot()));
-        return SnapshotRestores.prepareRestore(snapshot, layout.restoreDir(epoch), socketsByTag, el.vsockSocket(), el.consoleLog());
+        return SnapshotRestores.createRestoreDir(layout.restoreDir(epoch));
+    }
+
+    /** The restore dir filled: the snapshot's config rewritten for these sockets, state and memory linked; readable by the VMM. */
+    void fillRestoreDir(SnapshotCatalog.SnapshotHandle snapshot, Path restoreDir, SandboxLayout.EpochLayout el, Map<String, Path> socketsByTag) {
+        SnapshotRestores.fillRestore(snapshot, restoreDir, socketsByTag, el.vsockSocket(), el.consoleLog());
+        // the jail's hand-over of the dir found it empty: what is in it now is made readable by the VMM's uid
+        if (jailer.enabled()) jailer.filledAfterHandOver(restoreDir);
     }
 
     /** The jails of this daemon's VMMs (none when {@code --jail off}). */
