@@ -10,11 +10,12 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.Map;
+import java.util.Set;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * Issue 12 items 3, 4, 5 and 7 through the API: durable names that are not UTF-8 survive a clone; a clone refuses a config.json ateom did not write; one corrupt snapshot never breaks the snapshot list, it is
+ * Issue 12 items 3, 4, 5 and 7 through the API: durable names that are not UTF-8 survive a clone; a clone and a resume refuse a config.json ateom did not write; one corrupt snapshot never breaks the snapshot list, it is
  * shown as unusable with its reason and can be deleted; a durable tree deeper than PATH_MAX suspends,
  * and DELETE of its sandbox finishes.
  */
@@ -83,19 +84,7 @@ class CorruptSnapshotApiTest {
     void aCloneOfASnapshotWhoseConfigJsonWasEditedIsRefusedAndLeavesNothing() throws Exception {
         daemon.createOk(daemon.spec("edited", "edited"));
         String snapshot = daemon.post("/v1/sandboxes/edited/suspend", "{}").body().path("snapshotId").asText();
-        Path config = daemon.stateDir().resolve("snapshots").resolve(snapshot).resolve("chv/config.json");
-        String original = Files.readString(config);
-        ObjectNode edited = (ObjectNode) ApiJson.mapper().readTree(original);
-        edited.putArray("disks").addObject().put("path", "/dev/vda");
-        Files.writeString(config, edited.toString());
-        // the manifest is not signed: whoever edits config.json can fix its recorded size as well
-        Path manifest = config.getParent().resolveSibling("manifest.json");
-        String originalManifest = Files.readString(manifest);
-        ObjectNode manifestTree = (ObjectNode) ApiJson.mapper().readTree(originalManifest);
-        for (JsonNode file : manifestTree.path("files")) {
-            if (file.path("path").asText().equals("chv/config.json")) ((ObjectNode) file).put("size", Files.size(config));
-        }
-        Files.writeString(manifest, manifestTree.toString());
+        EditedConfig edit = EditedConfig.addingADisk(snapshot);
         ObjectNode clone = ApiJson.mapper().createObjectNode().put("fromSnapshot", snapshot).put("id", "edited-clone");
         clone.putObject("identity").put("name", "edited-clone").put("namespace", "tests");
         var refused = daemon.post("/v1/sandboxes", clone);
@@ -103,12 +92,62 @@ class CorruptSnapshotApiTest {
         assertThat(refused.body().toString()).contains("disks");
         assertThat(daemon.get("/v1/sandboxes/edited-clone").status()).isEqualTo(404);
         assertThat(daemon.stateDir().resolve("sandboxes/edited-clone")).doesNotExist();
-        Files.writeString(config, original);
-        Files.writeString(manifest, originalManifest);
+        edit.undo();
         var cloned = daemon.post("/v1/sandboxes", clone);
         assertThat(cloned.status()).as(cloned.body().toString()).isEqualTo(201);
         assertThat(daemon.delete("/v1/sandboxes/edited-clone").status()).isEqualTo(204);
         assertThat(daemon.delete("/v1/sandboxes/edited?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    /**
+     * A resume refuses a config.json ateom did not write as a clone does: before any VM runs, leaving the sandbox
+     * suspended with no process, socket or restore dir of it, and resumes once the file is what ateom wrote.
+     */
+    @Test
+    void aResumeOfASnapshotWhoseConfigJsonWasEditedIsRefusedAndLeavesItSuspended() throws Exception {
+        daemon.createOk(daemon.spec("edited-r", "edited-r"));
+        String snapshot = daemon.post("/v1/sandboxes/edited-r/suspend", "{}").body().path("snapshotId").asText();
+        daemon.awaitTeardowns();
+        daemon.awaitPoolFull();
+        EditedConfig edit = EditedConfig.addingADisk(snapshot);
+
+        var refused = daemon.post("/v1/sandboxes/edited-r/resume", "{}");
+        assertThat(refused.status()).as(refused.body().toString()).isEqualTo(422);
+        assertThat(refused.body().toString()).contains("disks");
+        assertThat(daemon.get("/v1/sandboxes/edited-r").body().path("state").asText()).isEqualTo("SUSPENDED");
+        daemon.awaitPoolFull();
+        assertThat(TestTools.leakedChildrenBesides(Set.of())).as("processes after the refused resume").isEmpty();
+        assertThat(TestTools.sockets(daemon.runDir().resolve("edited-r"))).as("sockets of the refused resume").isEmpty();
+        assertThat(daemon.stateDir().resolve("sandboxes/edited-r/restore")).as("its restore dir").doesNotExist();
+
+        edit.undo();
+        var resumed = daemon.post("/v1/sandboxes/edited-r/resume", "{}");
+        assertThat(resumed.status()).as(resumed.body().toString()).isEqualTo(200);
+        assertThat(daemon.delete("/v1/sandboxes/edited-r?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    /** A snapshot's config.json with a disk added, and the manifest's recorded size fixed to match (it is not signed). */
+    private record EditedConfig(Path config, String original, Path manifest, String originalManifest) {
+        static EditedConfig addingADisk(String snapshot) throws Exception {
+            Path config = daemon.stateDir().resolve("snapshots").resolve(snapshot).resolve("chv/config.json");
+            String original = Files.readString(config);
+            ObjectNode edited = (ObjectNode) ApiJson.mapper().readTree(original);
+            edited.putArray("disks").addObject().put("path", "/dev/vda");
+            Files.writeString(config, edited.toString());
+            Path manifest = config.getParent().resolveSibling("manifest.json");
+            String originalManifest = Files.readString(manifest);
+            ObjectNode manifestTree = (ObjectNode) ApiJson.mapper().readTree(originalManifest);
+            for (JsonNode file : manifestTree.path("files")) {
+                if (file.path("path").asText().equals("chv/config.json")) ((ObjectNode) file).put("size", Files.size(config));
+            }
+            Files.writeString(manifest, manifestTree.toString());
+            return new EditedConfig(config, original, manifest, originalManifest);
+        }
+
+        void undo() throws Exception {
+            Files.writeString(config, original);
+            Files.writeString(manifest, originalManifest);
+        }
     }
 
     @Test
