@@ -28,8 +28,7 @@ import static java.lang.System.Logger.Level.WARNING;
  * Idle cloud-hypervisor processes started ahead of need, each in its own dir under {@code <run-dir>/.vmm-pool/}
  * and already answering {@code vmm.ping}: create, clone and resume claim one instead of paying a process start
  * (a real CHV's few ms, the JVM-based stand-in's ~0.5 s). A claim renames the member's API socket and logs into
- * the sandbox's epoch dir and returns it; a background thread refills the pool, once the bring-ups running are done
- * ({@link BringUpsInFlight}: the start would take their CPU), or {@link #REFILL_YIELD} later. Members die with the daemon
+ * the sandbox's epoch dir and returns it; a background thread refills the pool. Members die with the daemon
  * (parent-death signal) and a start reclaims whatever a previous daemon left there.
  *
  * <p>With the jail on, each member is started in a jail of its own ({@link MemberJails}): its uid, an empty root with
@@ -43,11 +42,6 @@ public final class VmmPool implements AutoCloseable {
     /** The stand-in is a JVM; on a loaded host its first ping can take seconds. */
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
-    /**
-     * How long a refill waits for the bring-ups running to end ({@link BringUpsInFlight}): a resume's or clone's whole
-     * bring-up here is 40-60 ms, a create's longer with its boot; past this the refill starts anyway.
-     */
-    public static final Duration REFILL_YIELD = Duration.ofMillis(250);
 
     private final Path poolDir;
     private final Path binary;
@@ -58,8 +52,6 @@ public final class VmmPool implements AutoCloseable {
     private final AtomicLong serial = new AtomicLong();
     private final Counter claims;
     private final Thread refiller;
-    private final BringUpsInFlight bringUps = new BringUpsInFlight();
-    private final Duration refillYield;
     private volatile boolean closed;
 
     private record Member(Path dir, ChvProcess chv) {}
@@ -103,9 +95,8 @@ public final class VmmPool implements AutoCloseable {
         HandOver NOTHING = (dir, chv) -> {};
     }
 
-    private VmmPool(Path poolDir, Path binary, MemberJails jails, int size, Duration refillYield, PrometheusRegistry registry) {
+    private VmmPool(Path poolDir, Path binary, MemberJails jails, int size, PrometheusRegistry registry) {
         this.poolDir = poolDir;
-        this.refillYield = refillYield;
         this.binary = binary;
         this.jails = jails;
         this.size = binary == null ? 0 : size;
@@ -113,7 +104,7 @@ public final class VmmPool implements AutoCloseable {
                 .help("cloud-hypervisor processes handed to create, clone and resume: warm from the pool or cold-started")
                 .labelNames("source").register(registry);
         GaugeWithCallback.builder().name("ateom_vmm_pool_ready").help("Idle cloud-hypervisor processes waiting in the pool")
-                .callback(cb -> cb.call(ready())).register(registry);
+                .callback(cb -> cb.call(ready.size())).register(registry);
         GaugeWithCallback.builder().name("ateom_vmm_pool_size").help("How many idle cloud-hypervisor processes the pool keeps")
                 .callback(cb -> cb.call(this.size)).register(registry);
         refiller = Thread.ofPlatform().daemon().name("vmm-pool-refill").unstarted(this::refillLoop);
@@ -127,15 +118,9 @@ public final class VmmPool implements AutoCloseable {
      * @param size   members to keep; 0 disables the pool
      */
     public static VmmPool start(Path runDir, Optional<Path> binary, MemberJails jails, int size, PrometheusRegistry registry) {
-        return start(runDir, binary, jails, size, REFILL_YIELD, registry);
-    }
-
-    /** {@link #start(Path, Optional, MemberJails, int, PrometheusRegistry)}, a refill waiting up to {@code refillYield} for the bring-ups. */
-    public static VmmPool start(Path runDir, Optional<Path> binary, MemberJails jails, int size, Duration refillYield,
-                                PrometheusRegistry registry) {
         Path poolDir = runDir.resolve(".vmm-pool");
         reclaim(poolDir);
-        VmmPool pool = new VmmPool(poolDir, binary.orElse(null), jails, size, refillYield, registry);
+        VmmPool pool = new VmmPool(poolDir, binary.orElse(null), jails, size, registry);
         if (pool.size > 0) {
             try {
                 Files.createDirectories(poolDir);
@@ -209,12 +194,6 @@ public final class VmmPool implements AutoCloseable {
         return Optional.of(claimed);
     }
 
-    /** The idle members ready for a claim now (the gauge {@code ateom_vmm_pool_ready}). */
-    public int ready() { return ready.size(); }
-
-    /** The bring-ups running now: each one's token is held for its whole length, so the refill waits for them. */
-    public BringUpsInFlight bringUps() { return bringUps; }
-
     /** No claim: the caller starts a VMM cold, as no member can serve it (counted as a cold claim). */
     public Optional<ChvProcess> passOver() {
         claims.labelValues("cold").inc();
@@ -257,13 +236,6 @@ public final class VmmPool implements AutoCloseable {
                 }
             }
             if (closed) return;
-            try {
-                // the member replaces one a bring-up claimed: its start waits for the bring-ups running now, whose CPU
-                // it would take, up to the bound
-                bringUps.awaitNone(refillYield);
-            } catch (InterruptedException e) {
-                return;
-            }
             try {
                 Member member = startMember();
                 ready.add(member);

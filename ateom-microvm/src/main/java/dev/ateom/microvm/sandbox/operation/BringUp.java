@@ -72,14 +72,6 @@ final class BringUp {
      */
     void run(SandboxEntry entry, VmSource source, int epoch, StepTimer timer, Rollback rollback, SandboxState stateOnRefusal,
              Runnable systemInfo, ShareSetsAhead.Claim madeAhead) {
-        // counted while it runs: the warm pool's refill waits for it (bounded) rather than take its CPU
-        try (var _ = context.vms().bringUpBegins()) {
-            bringUp(entry, source, epoch, timer, rollback, stateOnRefusal, systemInfo, madeAhead);
-        }
-    }
-
-    private void bringUp(SandboxEntry entry, VmSource source, int epoch, StepTimer timer, Rollback rollback, SandboxState stateOnRefusal,
-                         Runnable systemInfo, ShareSetsAhead.Claim madeAhead) {
         SandboxRecord record = entry.record();
         SandboxLayout layout = context.layout(record.id());
         VmStarter vms = context.vms();
@@ -145,7 +137,7 @@ final class BringUp {
             timer.run("rewrite", () -> vms.fillRestoreDir(restore.snapshot(), restoreDir.orElseThrow(), el, VmStarter.socketsByTag(shareSpecs)));
         }
         ShareSet startedShares = VmStarter.awaitStarted(starting);
-        // a warm jailed VMM's hand-over ran beside virtiofsd's start and the fill; its jail is the sandbox's once it is done
+        // a warm jailed VMM's hand-over ran beside virtiofsd's start; its jail is the sandbox's once it is done
         ChvProcess chv = started.await(timer);
         ShareSet shares = stillServing(record, startedShares, shareSpecs, timer, rollback);
         // with the jail: the shares' sockets handed to the VMM's uid, and the shares moved into their own cgroup unless that

@@ -16,7 +16,6 @@ import dev.ateom.microvm.sandbox.SnapshotCatalog;
 import dev.ateom.microvm.sandbox.SnapshotRestores;
 import dev.ateom.microvm.sandbox.TreeRemoval;
 import dev.ateom.microvm.sandbox.VmRuntime;
-import dev.ateom.microvm.vm.BringUpsInFlight;
 import dev.ateom.microvm.vm.SandboxLayout;
 import dev.ateom.microvm.vm.VmmPool;
 import dev.ateom.virtiofsd.ShareKind;
@@ -101,9 +100,6 @@ public final class VmStarter {
                 .callback(cb -> cb.call(clonesAhead.size())).register(registry);
         return new VmStarter(config, snapshots, tools, pool, jailer, memberJails, sharesAhead, clonesAhead);
     }
-
-    /** A bring-up begins: the warm pool's refill waits for it to end (its token closed), up to {@link VmmPool#REFILL_YIELD}. */
-    BringUpsInFlight.Token bringUpBegins() { return pool.bringUps().begin(); }
 
     /** The warm pool starts filling (once the API answers and every tool is there). */
     public void startPoolFilling() { pool.startFilling(); }
