@@ -228,20 +228,20 @@ public final class VmmJailer {
         return (memoryMib + 1024) << 20;
     }
 
-    /** The epoch's run dir and the outbox (made empty) to the VMM's uid, a restore dir readable by it. */
+    /**
+     * The epoch's run dir and the outbox (made empty) to the VMM's uid, a restore dir readable by it; the restore dir is
+     * handed over before it is filled, and its files are made readable once they are ({@link #filledAfterHandOver}).
+     */
     static void handFiles(int uid, Path runDir, Optional<Path> restoreDir, Path outbox) throws IOException {
         FileOwnership.give(runDir, uid, "rwx------");
         recreate(outbox);
         FileOwnership.give(outbox, uid, "rwx------");
-        if (restoreDir.isPresent()) {
-            FileOwnership.readableByAll(restoreDir.get());
-            FileOwnership.give(restoreDir.get(), uid, "r-x------");
-        }
+        if (restoreDir.isPresent()) FileOwnership.give(restoreDir.get(), uid, "r-x------");
     }
 
     /**
-     * The files of a restore dir that was handed to its VMM ({@link #handFiles}) before they were written: readable by
-     * all, as {@link #handFiles} makes them (the dir itself, the VMM's alone, is what limits who reaches them).
+     * The files of a restore dir handed to its VMM ({@link #handFiles}) before they were written, readable by all once
+     * they are: the dir itself, the VMM's alone, is what limits who reaches them.
      */
     public void filledAfterHandOver(Path restoreDir) {
         FileOwnership.readableByAll(restoreDir);
