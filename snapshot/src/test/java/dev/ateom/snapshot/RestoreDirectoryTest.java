@@ -26,6 +26,12 @@ class RestoreDirectoryTest {
                 Optional.of(run.resolve("serial.log")), Optional.empty());
     }
 
+    /** Sockets for the rootfs share alone: the snapshot's durable and system-info tags have none. */
+    static RestoreSockets socketsMissingTwoTags() {
+        return new RestoreSockets(Map.of("ateRootfs", Path.of("/r.sock")), Optional.of(Path.of("/v.sock")),
+                Optional.of(Path.of("/s.log")), Optional.empty());
+    }
+
     @Test
     void clonesShareTheSnapshotFilesAndGetTheirOwnConfig() throws IOException {
         SnapshotStore store = SnapshotStore.open(state);
@@ -89,10 +95,8 @@ class RestoreDirectoryTest {
     void aFailedPrepareLeavesNoDirectory() throws IOException {
         SnapshotStore store = SnapshotStore.open(state);
         Snapshot snapshot = SnapshotFixture.commit(store, state, "base");
-        RestoreSockets missingTag = new RestoreSockets(Map.of("ateRootfs", Path.of("/r.sock")), Optional.of(Path.of("/v.sock")),
-                Optional.of(Path.of("/s.log")), Optional.empty());
         Path dir = state.resolve("restore-bad");
-        assertThatThrownBy(() -> RestoreDirectory.prepare(snapshot.layout(), dir, missingTag)).isInstanceOf(SnapshotFormatException.class);
+        assertThatThrownBy(() -> RestoreDirectory.prepare(snapshot.layout(), dir, socketsMissingTwoTags())).isInstanceOf(SnapshotFormatException.class);
         assertThat(dir).doesNotExist();
     }
 
@@ -132,10 +136,8 @@ class RestoreDirectoryTest {
         Snapshot snapshot = SnapshotFixture.commit(store, state, "base");
         ChvConfig config = ChvConfig.read(snapshot.layout().chvConfig());
         Path dir = RestoreDirectory.create(state.resolve("restore-ahead"));
-        RestoreSockets missingTag = new RestoreSockets(Map.of("ateRootfs", Path.of("/r.sock")), Optional.of(Path.of("/v.sock")),
-                Optional.of(Path.of("/s.log")), Optional.empty());
 
-        assertThatThrownBy(() -> RestoreDirectory.fill(snapshot.layout(), config, dir, missingTag)).isInstanceOf(SnapshotFormatException.class);
+        assertThatThrownBy(() -> RestoreDirectory.fill(snapshot.layout(), config, dir, socketsMissingTwoTags())).isInstanceOf(SnapshotFormatException.class);
         assertThat(dir).isEmptyDirectory();
 
         Files.writeString(dir.resolve("stray"), "not the fill's");
