@@ -57,6 +57,10 @@ class StandInAotCacheTest {
         Path classes = dir.resolve("classes.txt");
         Process memberShare = virtiofsd(share, fsSocket);
         try (ChvProcess member = standIn("member", Map.of("JAVA_TOOL_OPTIONS", "-Xlog:class+load:file=" + classes))) {
+            assertThat(ProcessHandle.of(member.pid()).flatMap(p -> p.info().arguments()).map(List::of).orElseThrow())
+                    .as("bin/chv-standin maps its cache (target/standin.aot missing or older than target/classes? run: "
+                            + "mvn -pl fixtures package)")
+                    .anyMatch(arg -> arg.startsWith("-XX:AOTCache="));
             long atStart = Files.readAllLines(classes).size(); // the member answered vmm.ping: it is a pool's idle member
             member.client().restore(RestoreConfig.fromDirectory(snapshot, MemoryRestoreMode.Copy));
             member.client().resume();
