@@ -1,16 +1,23 @@
 package dev.ateom.microvm.timing;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.Collections;
+import java.util.Comparator;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CompletableFuture;
 import java.util.function.Supplier;
 
-/** Times the named steps of one operation, in order, for the API answer and the logs. */
+/**
+ * Times the named steps of one operation, in order, for the API answer and the logs: each step's duration in ms, and
+ * when it ran ({@link #trace}, in µs) for the log at DEBUG.
+ */
 public final class StepTimer {
     /** Synchronized: a step beside the others ends on its own thread. */
     private final Map<String, Long> millis = Collections.synchronizedMap(new LinkedHashMap<>());
+    private final List<StepSpan> spans = Collections.synchronizedList(new ArrayList<>());
     private volatile long start = System.nanoTime();
     private final String operation;
 
@@ -20,7 +27,7 @@ public final class StepTimer {
     public <T> T step(String name, Supplier<T> work) {
         CrashPoints.before(operation, name);
         FailPoints.before(operation, name);
-        return timed(name, work);
+        return timed(name, work, false);
     }
 
     public void run(String name, Runnable work) {
@@ -39,7 +46,7 @@ public final class StepTimer {
         timed(name, () -> {
             work.run();
             return null;
-        });
+        }, false);
     }
 
     /**
@@ -54,7 +61,7 @@ public final class StepTimer {
         CompletableFuture<T> result = new CompletableFuture<>();
         Thread.ofVirtual().name(operation + "-" + name).start(() -> {
             try {
-                result.complete(timed(name, work));
+                result.complete(timed(name, work, true));
             } catch (Throwable e) {
                 result.completeExceptionally(e);
             }
@@ -80,24 +87,46 @@ public final class StepTimer {
         try {
             work.run();
         } finally {
-            millis.merge(name, (System.nanoTime() - t0) / 1_000_000, Long::sum);
+            long t1 = System.nanoTime();
+            spans.add(span(name, t0, t1, false));
+            millis.merge(name, (t1 - t0) / 1_000_000, Long::sum);
         }
     }
 
     /** A span that is not one step (a checkpoint's pause window covers several), reported beside the steps. */
     public void span(String name, long startNanos, long endNanos) {
+        spans.add(span(name, startNanos, endNanos, false));
         millis.put(name, (endNanos - startNanos) / 1_000_000);
     }
 
-    private <T> T timed(String name, Supplier<T> work) {
+    private <T> T timed(String name, Supplier<T> work, boolean beside) {
         OperationProgress.current().step(name);
         long t0 = System.nanoTime();
         try {
             return work.get();
         } finally {
+            long t1 = System.nanoTime();
+            spans.add(span(name, t0, t1, beside));
             // a step beside the others replaces its placeholder; a repeated step adds up
-            millis.merge(name, (System.nanoTime() - t0) / 1_000_000, Long::sum);
+            millis.merge(name, (t1 - t0) / 1_000_000, Long::sum);
         }
+    }
+
+    private StepSpan span(String name, long startNanos, long endNanos, boolean beside) {
+        return new StepSpan(name, (startNanos - start) / 1000, (endNanos - startNanos) / 1000, beside);
+    }
+
+    /**
+     * When each step so far ran, in the order they started (a repeated step once per run; a step that ran before this
+     * timer, {@link #before}, is not in it).
+     */
+    public List<StepSpan> trace() {
+        List<StepSpan> out;
+        synchronized (spans) {
+            out = new ArrayList<>(spans);
+        }
+        out.sort(Comparator.comparingLong(StepSpan::startMicros));
+        return out;
     }
 
     /** The steps so far plus {@code total}. */

@@ -15,6 +15,11 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.logging.Handler;
+import java.util.logging.Level;
+import java.util.logging.LogRecord;
+import java.util.logging.Logger;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -83,6 +88,39 @@ class SandboxLifecycleTest {
         assertThat(daemon.stateDir().resolve("sandboxes/life-1")).doesNotExist();
         assertThat(daemon.runDir().resolve("life-1")).doesNotExist();
         assertThat(daemon.get("/v1/snapshots/" + firstSnapshot).status()).as("snapshots are kept").isEqualTo(200);
+    }
+
+    @Test
+    void atDebugTheLogHasWhenEachStepOfAResumeRan() throws Exception {
+        daemon.createOk(daemon.spec("traced", "traced"));
+        assertThat(daemon.post("/v1/sandboxes/traced/suspend", "{}").status()).isEqualTo(200);
+        List<String> debug = new CopyOnWriteArrayList<>();
+        Handler capture = new Handler() {
+            @Override
+            public void publish(LogRecord record) {
+                if (record.getLevel() == Level.FINE) debug.add(record.getMessage());
+            }
+
+            @Override
+            public void flush() { }
+
+            @Override
+            public void close() { }
+        };
+        Logger transitions = Logger.getLogger("dev.ateom.microvm.sandbox.operation.Transitions");
+        Level before = transitions.getLevel();
+        transitions.setLevel(Level.FINE); // --log-level DEBUG, for this logger only
+        transitions.addHandler(capture);
+        try {
+            assertThat(daemon.post("/v1/sandboxes/traced/resume", "{}").status()).isEqualTo(200);
+        } finally {
+            transitions.removeHandler(capture);
+            transitions.setLevel(before);
+        }
+        assertThat(debug).as("the resume's trace").singleElement().satisfies(line -> assertThat(line)
+                .startsWith("resume of sandbox traced, its steps in µs from its start")
+                .containsPattern(" systemInfo~@\\d+\\+\\d+ ").containsPattern(" vmRestore@\\d+\\+\\d+ ").contains(" vmResume@"));
+        assertThat(daemon.delete("/v1/sandboxes/traced").status()).isEqualTo(204);
     }
 
     @Test

@@ -13,6 +13,7 @@ import dev.ateom.microvm.sandbox.SandboxStore;
 import dev.ateom.microvm.sandbox.SandboxStore.Durability;
 import dev.ateom.microvm.sandbox.VmRuntime;
 import dev.ateom.microvm.timing.OperationMetrics;
+import dev.ateom.microvm.timing.StepSpan;
 import dev.ateom.microvm.timing.StepTimer;
 
 import java.nio.file.FileSystemException;
@@ -20,7 +21,9 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.stream.Collectors;
 
+import static java.lang.System.Logger.Level.DEBUG;
 import static java.lang.System.Logger.Level.INFO;
 import static java.lang.System.Logger.Level.WARNING;
 
@@ -154,6 +157,16 @@ public final class Transitions {
         }
     }
 
+    /**
+     * At DEBUG, when each step ran: which overlapped, and the gaps between them, where the operation's own time went
+     * beyond what the steps' durations show (a step beside the others that started late waited for a thread).
+     */
+    private static void logTrace(Operation operation, String sandboxId, StepTimer timer) {
+        if (!LOG.isLoggable(DEBUG)) return;
+        LOG.log(DEBUG, operation.wireName() + " of sandbox " + sandboxId + ", its steps in µs from its start (step@start+duration, "
+                + "~ beside the others): " + timer.trace().stream().map(StepSpan::toString).collect(Collectors.joining(" ")));
+    }
+
     private OperationResult finish(SandboxEntry entry, SandboxState state, Operation operation, StepTimer timer, String snapshotId,
                                    boolean keepRuntime, Durability durability) {
         Map<String, Long> timings = timer.timings();
@@ -163,6 +176,7 @@ public final class Transitions {
         metrics.record(operation.wireName(), true, timer.elapsedSeconds());
         events.publish(SandboxEvent.operationFinished(updated.id(), state, operation, timings, snapshotId, null));
         LOG.log(INFO, operation.wireName() + " of sandbox " + updated.id() + " done in " + timings.get("total") + " ms " + timings);
+        logTrace(operation, updated.id(), timer);
         return new OperationResult(updated, snapshotId, timings);
     }
 
@@ -177,6 +191,7 @@ public final class Transitions {
         metrics.record(operation.wireName(), false, timer.elapsedSeconds());
         events.publish(SandboxEvent.operationFinished(failed.id(), SandboxState.FAILED, operation, timer.timings(), null, reason));
         LOG.log(WARNING, "sandbox " + failed.id() + " " + reason, cause);
+        logTrace(operation, failed.id(), timer);
         try {
             apply(entry, failed);
         } catch (RuntimeException persist) {
@@ -209,6 +224,7 @@ public final class Transitions {
         metrics.record(operation.wireName(), false, timer.elapsedSeconds());
         String detail = operation.wireName() + " failed: " + describe(cause) + "; " + consequence;
         events.publish(SandboxEvent.operationFinished(record.id(), state, operation, timer.timings(), null, detail));
+        logTrace(operation, record.id(), timer);
         if (cause instanceof SandboxException refused) return refused;
         LOG.log(WARNING, "sandbox " + record.id() + " " + detail, cause);
         return new OperationFailedException(operation, record.id(), state, detail, cause);
@@ -220,6 +236,7 @@ public final class Transitions {
         metrics.record(Operation.DELETE.wireName(), true, timer.elapsedSeconds());
         events.publish(SandboxEvent.operationFinished(id, null, Operation.DELETE, timer.timings(), null, null));
         events.publish(SandboxEvent.deleted(id));
+        logTrace(Operation.DELETE, id, timer);
     }
 
     /** Recovery at start settled a sandbox: a sandbox that is not running has no processes, so no runtime either. */
