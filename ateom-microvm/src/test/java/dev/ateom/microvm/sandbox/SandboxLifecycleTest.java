@@ -151,6 +151,28 @@ class SandboxLifecycleTest {
     }
 
     @Test
+    void aMarkerFromAnEarlierBootIsNotTrustedSoAResumeAfterAHostCrashLaysTheDurableDirAnew() throws Exception {
+        daemon.createOk(daemon.spec("rebooted", "rebooted"));
+        Path data = daemon.stateDir().resolve("sandboxes/rebooted/durable/data");
+        Files.writeString(data.resolve("db.log"), "written before suspend, never fsynced");
+        var suspended = daemon.post("/v1/sandboxes/rebooted/suspend", "{}");
+        assertThat(suspended.status()).isEqualTo(200);
+        String snapshotId = suspended.body().path("snapshotId").asText();
+        Path marker = daemon.stateDir().resolve("sandboxes/rebooted/durable.synced");
+        assertThat(Files.readString(marker)).startsWith(snapshotId + " ");
+
+        // what a host crash can leave: the guest's last writes lost from the page cache, the marker (of that boot) kept
+        Files.delete(data.resolve("db.log"));
+        Files.writeString(marker, snapshotId + " 00000000-0000-0000-0000-000000000000\n");
+
+        var resumed = daemon.post("/v1/sandboxes/rebooted/resume", "{}");
+        assertThat(resumed.status()).as(resumed.body().toString()).isEqualTo(200);
+        assertThat(resumed.body().path("timingsMs").has("durable")).as("laid from the archive").isTrue();
+        assertThat(Files.readString(data.resolve("db.log"))).isEqualTo("written before suspend, never fsynced");
+        assertThat(daemon.delete("/v1/sandboxes/rebooted?deleteSnapshots=true").status()).isEqualTo(204);
+    }
+
+    @Test
     void onDemandRestoresKeepSnapshotsCompleteAndSparse() throws Exception {
         ObjectNode spec = daemon.spec("lazy", "lazy");
         spec.put("memoryRestoreMode", "OnDemand");

@@ -213,7 +213,7 @@ final class BringUp {
      * The one fsynced save of the bring-up, the record with the runtime (docs/decisions.md, "Resume and clone at the
      * hypervisor's speed"): on a thread of its own beside vm.create / vm.restore, which run no guest, and awaited
      * before vm.boot / vm.resume, which do. A restore's durable dir stops being the snapshot's once the guest runs: its
-     * marker is removed first, in the same directory, so the save's fsync of that directory makes both durable. Until
+     * marker is removed first (no fsync needed: a marker is trusted only in the boot that wrote it). Until
      * the save is done a crash leaves the record CREATING or RESUMING, whose recovery kills what runs in the run dir
      * (found by its sockets) as it would with the runtime recorded. A failure waits for the save before any rollback.
      *
@@ -227,7 +227,7 @@ final class BringUp {
             return restoring ? marker::clear : () -> { };
         }
         CompletableFuture<Object> saving = timer.stepBeside(RUNTIME_SAVE, () -> {
-            if (restoring) marker.removeUnsynced();
+            if (restoring) marker.clear();
             context.transitions().apply(entry, withRuntime, Durability.SYNCED);
             return null;
         });

@@ -35,10 +35,11 @@ public final class SuspendOperation {
     public OperationResult run(SandboxEntry entry) {
         SandboxLayout layout = context.layout(entry.record().id());
         StepTimer timer = context.timer(Operation.SUSPEND);
-        context.transitions().begin(entry, SandboxState.SUSPENDING, Operation.SUSPEND);
+        // the record saves are accounted beside the steps, as a resume's are (the bench's records column)
+        timer.account(ResumeOperation.RECORDS, () -> context.transitions().begin(entry, SandboxState.SUSPENDING, Operation.SUSPEND));
         String snapshotId = capture(entry, layout, timer);
         // Committed: from here the snapshot is the sandbox. Teardown failures are logged, never undo the commit.
-        new DurableSyncMarker(layout.sandboxDir()).markInSyncWith(snapshotId);
+        timer.account(ResumeOperation.RECORDS, () -> new DurableSyncMarker(layout.sandboxDir()).markInSyncWith(snapshotId));
         context.transitions().committed(entry, snapshotId);
         CrashPoints.before(Operation.SUSPEND.wireName(), "settle");
         // the answer does not wait for the processes to stop: the next operation on the sandbox does (SandboxEntry)
