@@ -12,6 +12,7 @@ import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.util.Arrays;
 import java.util.Map;
+import java.util.logging.Level;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
@@ -36,7 +37,7 @@ class DamagingStoreDaemonTest {
             });
             Map<ConfigOption, String> flags = store.flags("host-d", true);
             flags.put(ConfigOption.SNAPSHOT_STORE_ENDPOINT, front.endpoint().toString());
-            try (SnapshotStoreDaemonTest.Warnings warnings = SnapshotStoreDaemonTest.Warnings.of(RemoteSnapshots.class);
+            try (LoggedMessages warnings = LoggedMessages.of(RemoteSnapshots.class, Level.WARNING);
                  DaemonHarness host = new DaemonHarness(store.root("host-d"), flags)) {
                 assertThat(warnings.messages()).as("warnings at start").anySatisfy(w -> assertThat(w)
                         .contains("s3://" + StoreHosts.BUCKET + "/damaging").contains("does not give back what is written to it")

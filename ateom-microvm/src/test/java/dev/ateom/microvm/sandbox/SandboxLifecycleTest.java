@@ -3,6 +3,7 @@ package dev.ateom.microvm.sandbox;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.microvm.json.ApiJson;
+import dev.ateom.microvm.sandbox.operation.Transitions;
 import java.net.http.HttpClient;
 import java.net.http.HttpRequest;
 import java.net.http.HttpResponse;
@@ -15,11 +16,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import java.util.stream.Stream;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -94,28 +91,10 @@ class SandboxLifecycleTest {
     void atDebugTheLogHasWhenEachStepOfAResumeRan() throws Exception {
         daemon.createOk(daemon.spec("traced", "traced"));
         assertThat(daemon.post("/v1/sandboxes/traced/suspend", "{}").status()).isEqualTo(200);
-        List<String> debug = new CopyOnWriteArrayList<>();
-        Handler capture = new Handler() {
-            @Override
-            public void publish(LogRecord record) {
-                if (record.getLevel() == Level.FINE) debug.add(record.getMessage());
-            }
-
-            @Override
-            public void flush() { }
-
-            @Override
-            public void close() { }
-        };
-        Logger transitions = Logger.getLogger("dev.ateom.microvm.sandbox.operation.Transitions");
-        Level before = transitions.getLevel();
-        transitions.setLevel(Level.FINE); // --log-level DEBUG, for this logger only
-        transitions.addHandler(capture);
-        try {
+        List<String> debug;
+        try (LoggedMessages logged = LoggedMessages.of(Transitions.class, Level.FINE)) { // --log-level DEBUG, for this logger only
             assertThat(daemon.post("/v1/sandboxes/traced/resume", "{}").status()).isEqualTo(200);
-        } finally {
-            transitions.removeHandler(capture);
-            transitions.setLevel(before);
+            debug = logged.messages().stream().filter(m -> m.contains("its steps in µs")).toList();
         }
         assertThat(debug).as("the resume's trace").singleElement().satisfies(line -> assertThat(line)
                 .startsWith("resume of sandbox traced, its steps in µs from its start")

@@ -29,13 +29,9 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ThreadLocalRandom;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.logging.Handler;
 import java.util.logging.Level;
-import java.util.logging.LogRecord;
-import java.util.logging.Logger;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -192,7 +188,7 @@ class SnapshotStoreDaemonTest {
                 assertThat(resume.body().path("detail").asText()).contains("outage-1 has been in the snapshot store");
                 assertThat(host.get("/v1/sandboxes/outage-1").body().path("state").asText()).isEqualTo("SUSPENDED");
                 // one that never was has nothing another host could run: it is created, suspended and resumed without
-                try (Warnings warnings = Warnings.of(LeaseKeeper.class)) {
+                try (LoggedMessages warnings = LoggedMessages.of(LeaseKeeper.class, Level.WARNING)) {
                     host.createOk(host.spec("outage-2", "outage-2"));
                     var suspendedLocal = host.post("/v1/sandboxes/outage-2/suspend", "{}");
                     assertThat(suspendedLocal.status()).as(suspendedLocal.body().toString()).isEqualTo(200);
@@ -387,7 +383,7 @@ class SnapshotStoreDaemonTest {
 
     /** A daemon on {@code flags} warns at start naming {@code option}, answers store requests 502, and creates sandboxes. */
     private static void assertRefusedStore(Path root, Map<ConfigOption, String> flags, String option) throws Exception {
-        try (Warnings warnings = Warnings.of(RemoteSnapshots.class);
+        try (LoggedMessages warnings = LoggedMessages.of(RemoteSnapshots.class, Level.WARNING);
              DaemonHarness refused = new DaemonHarness(Files.createDirectories(root), flags)) {
             assertThat(warnings.messages()).as("warnings at start").anySatisfy(w -> assertThat(w).contains(option));
             var list = refused.get("/v1/snapshots?remote=true");
@@ -401,30 +397,6 @@ class SnapshotStoreDaemonTest {
             refused.createOk(refused.spec("local-1", "local-1"));
             assertThat(refused.delete("/v1/sandboxes/local-1").status()).isEqualTo(204);
         }
-    }
-
-    /** The warnings one class logs while it is open. */
-    static final class Warnings extends Handler implements AutoCloseable {
-        private final List<String> messages = new CopyOnWriteArrayList<>();
-        private final Logger logger;
-
-        private Warnings(Logger logger) { this.logger = logger; }
-
-        static Warnings of(Class<?> source) {
-            Warnings warnings = new Warnings(Logger.getLogger(source.getName()));
-            warnings.logger.addHandler(warnings);
-            return warnings;
-        }
-
-        List<String> messages() { return messages; }
-
-        @Override public void publish(LogRecord record) {
-            if (record.getLevel().intValue() >= Level.WARNING.intValue()) messages.add(record.getMessage());
-        }
-
-        @Override public void flush() { }
-
-        @Override public void close() { logger.removeHandler(this); }
     }
 
     @Test
