@@ -88,14 +88,14 @@ public final class StepTimer {
             work.run();
         } finally {
             long t1 = System.nanoTime();
-            spans.add(span(name, t0, t1, false));
+            spans.add(spanOf(name, t0, t1, false));
             millis.merge(name, (t1 - t0) / 1_000_000, Long::sum);
         }
     }
 
     /** A span that is not one step (a checkpoint's pause window covers several), reported beside the steps. */
     public void span(String name, long startNanos, long endNanos) {
-        spans.add(span(name, startNanos, endNanos, false));
+        spans.add(spanOf(name, startNanos, endNanos, false));
         millis.put(name, (endNanos - startNanos) / 1_000_000);
     }
 
@@ -106,13 +106,13 @@ public final class StepTimer {
             return work.get();
         } finally {
             long t1 = System.nanoTime();
-            spans.add(span(name, t0, t1, beside));
+            spans.add(spanOf(name, t0, t1, beside));
             // a step beside the others replaces its placeholder; a repeated step adds up
             millis.merge(name, (t1 - t0) / 1_000_000, Long::sum);
         }
     }
 
-    private StepSpan span(String name, long startNanos, long endNanos, boolean beside) {
+    private StepSpan spanOf(String name, long startNanos, long endNanos, boolean beside) {
         return new StepSpan(name, (startNanos - start) / 1000, (endNanos - startNanos) / 1000, beside);
     }
 
