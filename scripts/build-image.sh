@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # Builds the daemon's container image (default ateom:dev) FROM scratch, from files on this machine only:
 #   /opt/java        a jlink'ed Temurin 25 with only the modules the daemon needs (found by jdeps)
-#   /usr/lib/...     the glibc and other shared libraries that runtime, JNA, zstd-jni and setpriv load (per ldd)
-#   /usr/bin/setpriv how the daemon makes its children die with it
+#   /usr/lib/...     the glibc and other shared libraries that runtime, JNA and zstd-jni load (per ldd)
+#   /usr/bin/ateom-die-with-parent  how the daemon makes its children die with it (static)
 #   /usr/bin/tini    PID 1: reaps orphaned grandchildren, forwards signals to the JVM
 #   /opt/virtiofsd   .tools/virtiofsd with its own (trixie) glibc, its loader re-pointed to /opt/virtiofsd/lib
 #   /opt/ateom       ateom-microvm.jar and lib/ (with e2b.jar, the E2B API extension)
@@ -99,15 +99,14 @@ if [[ "$(cat "$WORK/runtime.key" 2>/dev/null)" != "$runtime_key" || ! -x "$BASE/
   echo "$runtime_key" >"$WORK/runtime.key"
 fi
 
-# ELF files whose libraries must be in the image: the runtime, the JNI libraries JNA and zstd-jni extract to
-# /tmp at run time, and setpriv
+# ELF files whose libraries must be in the image: the runtime and the JNI libraries JNA and zstd-jni extract to
+# /tmp at run time
 NATIVE="$WORK/native"
 rm -rf "$NATIVE"; mkdir -p "$NATIVE"
 for jar in "$CONTEXT"/deps/opt/ateom/lib/{jna,zstd-jni}-*.jar; do
   unzip -qo "$jar" 'com/sun/jna/linux-x86-64/*' 'linux/amd64/*' -d "$NATIVE" 2>/dev/null || true
 done
 mapfile -t elves < <(find "$BASE/opt/java" "$NATIVE" -type f \( -name '*.so' -o -path '*/bin/*' -o -name jspawnhelper \))
-elves+=(/usr/bin/setpriv)
 rm -rf "$BASE/usr" "$BASE/lib" "$BASE/lib64" "$BASE/bin"
 mkdir -p "$BASE/usr/lib/x86_64-linux-gnu" "$BASE/usr/bin" "$BASE/lib64"
 ln -s usr/lib "$BASE/lib"
@@ -120,7 +119,9 @@ libs+=(/lib/x86_64-linux-gnu/libgcc_s.so.1)
 for lib in "${libs[@]}"; do cp -L "$lib" "$BASE/usr/lib/x86_64-linux-gnu/"; done
 cp -L /lib64/ld-linux-x86-64.so.2 "$BASE/usr/lib/x86_64-linux-gnu/ld-linux-x86-64.so.2"
 ln -s /lib/x86_64-linux-gnu/ld-linux-x86-64.so.2 "$BASE/lib64/ld-linux-x86-64.so.2"
-cp -L /usr/bin/setpriv "$BASE/usr/bin/setpriv"
+# the children's parent-death wrapper (static); ParentDeathWrapper looks for it at /usr/bin/ateom-die-with-parent
+[[ -x "$ROOT/child-process/target/ateom-die-with-parent" ]] || die "child-process/target/ateom-die-with-parent missing; run scripts/build.sh"
+cp -L "$ROOT/child-process/target/ateom-die-with-parent" "$BASE/usr/bin/ateom-die-with-parent"
 # the VMM jail launcher (static: needs no library); JailLauncher looks for it at /usr/bin/ateom-jail
 [[ -x "$ROOT/jail/target/ateom-jail" ]] || die "jail/target/ateom-jail missing; run scripts/build.sh"
 cp -L "$ROOT/jail/target/ateom-jail" "$BASE/usr/bin/ateom-jail"

@@ -2,11 +2,9 @@ package dev.ateom.process;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -17,9 +15,10 @@ import java.util.concurrent.atomic.AtomicInteger;
  * The one owner of the daemon's children (CHV and virtiofsd): starts them, and binds those that must die with
  * the daemon to it. One policy: a child asked to die with the daemon is started that way or not at all.
  *
- * <p>Java cannot run code between fork and exec, so the signal is set by {@code setpriv --pdeathsig SIGKILL}
- * (util-linux, in every Debian base system), which calls {@code prctl(PR_SET_PDEATHSIG)} and execs the real
- * program under the same pid. The kernel sends that signal when the <em>thread</em> that forked the child ends,
+ * <p>Java cannot run code between fork and exec, so the signal is set by a wrapper the child runs first
+ * ({@link ParentDeathWrapper}: the static {@code ateom-die-with-parent}, else util-linux's {@code setpriv}), which
+ * calls {@code prctl(PR_SET_PDEATHSIG)} and execs the real program under the same pid. The kernel sends that signal
+ * when the <em>thread</em> that forked the child ends,
  * not the process: spawning from a pool or virtual-thread carrier that later retires would kill the child. So
  * every start runs on one of {@value #LAUNCH_THREADS} platform threads that live as long as the JVM (a fixed pool:
  * its threads never time out, and a start's failure is its future's, never the thread's); their end, with the JVM's,
@@ -31,12 +30,12 @@ import java.util.concurrent.atomic.AtomicInteger;
  * start that hangs (an output redirected to a FIFO nobody opens, a hung mount) holds up only its own thread.
  *
  * <p>A jailed CHV is started with {@code dieWithDaemon} false: its jail launcher ({@code ateom-jail
- * --die-with-parent}) sets the signal itself, after the uid change that would clear setpriv's. It is still started
+ * --die-with-parent}) sets the signal itself, after the uid change that would clear a wrapper's. It is still started
  * from a launch thread, for the same reason.
  */
 public final class ChildLauncher {
-    /** Where util-linux installs setpriv. */
-    public static final Path SETPRIV = Path.of("/usr/bin/setpriv");
+    /** Looked for once: the helper is built before anything starts a child, and does not move. */
+    private static final Optional<ParentDeathWrapper> PARENT_DEATH = ParentDeathWrapper.find();
 
     /** The three shares of a bring-up and a warm-pool VMM at once. */
     static final int LAUNCH_THREADS = 4;
@@ -55,25 +54,22 @@ public final class ChildLauncher {
     private ChildLauncher() {}
 
     /**
-     * The argv actually executed: the program's argv, behind setpriv when it must die with this JVM.
+     * The argv actually executed: the program's argv, behind the parent-death wrapper when it must die with this JVM.
      *
-     * @throws ParentDeathSignalUnavailableException when it must and setpriv is missing
+     * @throws ParentDeathSignalUnavailableException when it must and no wrapper is there
      */
     public static List<String> command(List<String> argv, boolean dieWithDaemon) {
-        return command(argv, dieWithDaemon, SETPRIV);
+        return command(argv, dieWithDaemon, PARENT_DEATH);
     }
 
-    static List<String> command(List<String> argv, boolean dieWithDaemon, Path setpriv) {
+    static List<String> command(List<String> argv, boolean dieWithDaemon, Optional<ParentDeathWrapper> wrapper) {
         if (!dieWithDaemon) return List.copyOf(argv);
-        if (!Files.isExecutable(setpriv)) throw new ParentDeathSignalUnavailableException(argv.getFirst(), setpriv);
-        List<String> wrapped = new ArrayList<>(List.of(setpriv.toString(), "--pdeathsig", "SIGKILL", "--"));
-        wrapped.addAll(argv);
-        return wrapped;
+        return wrapper.orElseThrow(() -> new ParentDeathSignalUnavailableException(argv.getFirst())).wrap(argv);
     }
 
     /**
      * Starts {@code builder}'s command (redirections and environment as set on it) from a launch thread,
-     * behind setpriv when it must die with this JVM.
+     * behind the parent-death wrapper when it must die with this JVM.
      *
      * @throws IOException the program could not be executed
      * @throws ParentDeathSignalUnavailableException it must die with the daemon and cannot

@@ -15,11 +15,14 @@ import java.nio.file.StandardOpenOption;
 import java.time.Duration;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicReference;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.io.TempDir;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
 
 /** Why every start goes through long-lived launch threads (the parent-death signal follows the forking thread), that one hung start holds up no other, and the one policy. */
 class ChildLauncherTest {
@@ -27,15 +30,19 @@ class ChildLauncherTest {
     @TempDir
     Path dir;
 
-    @Test
-    void aChildForkedByAThreadThatEndsGetsItsParentDeathSignal() throws Exception {
+    /** Through either wrapper: the build's static helper (what the daemon uses) and setpriv (where it is missing). */
+    @ParameterizedTest
+    @ValueSource(booleans = {true, false})
+    void aChildForkedByAThreadThatEndsGetsItsParentDeathSignal(boolean helper) throws Exception {
+        Optional<ParentDeathWrapper> wrapper = helper ? ParentDeathWrapper.find() : Optional.of(new ParentDeathWrapper(ParentDeathWrapper.SETPRIV, false));
+        assertThat(wrapper).get().extracting(ParentDeathWrapper::helper).isEqualTo(helper);
         // the naive way: ProcessBuilder on a short-lived thread
         AtomicReference<Process> child = new AtomicReference<>();
         Thread shortLived = Thread.ofPlatform().start(() -> {
             try {
-                child.set(new ProcessBuilder(ChildLauncher.command(List.of("sleep", "30"), true)).start());
-                // setpriv sets the signal and then execs sleep: once sleep runs, this thread is the parent it names
-                Eventually.until(Duration.ofSeconds(5), () -> commandLine(child.get().pid()).startsWith("sleep"), "setpriv to exec sleep");
+                child.set(new ProcessBuilder(ChildLauncher.command(List.of("sleep", "30"), true, wrapper)).start());
+                // the wrapper sets the signal and then execs sleep: once sleep runs, this thread is the parent it names
+                Eventually.until(Duration.ofSeconds(5), () -> commandLine(child.get().pid()).startsWith("sleep"), "the wrapper to exec sleep");
             } catch (IOException e) {
                 throw new UncheckedIOException(e);
             }
@@ -44,6 +51,28 @@ class ChildLauncherTest {
 
         assertThat(child.get().waitFor(5, TimeUnit.SECONDS)).as("killed when its forking thread ended").isTrue();
         assertThat(child.get().exitValue()).isEqualTo(128 + 9);
+    }
+
+    /**
+     * The helper runs nothing for a parent that is not the one it was told: that parent could have died before the
+     * signal was set, and would never send it.
+     */
+    @Test
+    void theHelperRefusesToRunAProgramForAParentThatIsNotItsOwn() throws Exception {
+        ParentDeathWrapper helper = ParentDeathWrapper.find().filter(ParentDeathWrapper::helper).orElseThrow();
+        Path ran = dir.resolve("ran");
+        long notTheParent = ProcessHandle.current().parent().orElseThrow().pid();
+        Process refused = new ProcessBuilder(helper.program().toString(), Long.toString(notTheParent), "touch", ran.toString())
+                .redirectErrorStream(true).start();
+        String output = new String(refused.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+
+        assertThat(refused.waitFor()).isEqualTo(125);
+        assertThat(output).contains("parent pid " + notTheParent + " has exited before the death signal was set");
+        assertThat(ran).doesNotExist();
+
+        Process ranIt = new ProcessBuilder(helper.wrap(List.of("touch", ran.toString()))).start();
+        assertThat(ranIt.waitFor()).isZero();
+        assertThat(ran).exists();
     }
 
     @Test
@@ -90,11 +119,17 @@ class ChildLauncherTest {
 
     @Test
     void aChildThatMustDieWithTheDaemonIsNotStartedWhenNothingCanMakeItSo() {
-        assertThat(ChildLauncher.command(List.of("sleep", "1"), false, dir.resolve("no-setpriv"))).containsExactly("sleep", "1");
-        assertThatThrownBy(() -> ChildLauncher.command(List.of("sleep", "1"), true, dir.resolve("no-setpriv")))
-                .isInstanceOf(ParentDeathSignalUnavailableException.class).hasMessageContaining("no-setpriv");
-        assertThat(ChildLauncher.command(List.of("sleep", "1"), true)).containsExactly("/usr/bin/setpriv", "--pdeathsig", "SIGKILL", "--",
-                "sleep", "1");
+        assertThat(ChildLauncher.command(List.of("sleep", "1"), false, Optional.empty())).containsExactly("sleep", "1");
+        assertThatThrownBy(() -> ChildLauncher.command(List.of("sleep", "1"), true, Optional.empty()))
+                .isInstanceOf(ParentDeathSignalUnavailableException.class)
+                .hasMessageContaining("cannot make sleep die with the daemon")
+                .hasMessageContaining("ateom-die-with-parent").hasMessageContaining("/usr/bin/setpriv");
+        // the build's helper is what a child of the daemon runs behind, told this JVM's pid
+        String pid = Long.toString(ProcessHandle.current().pid());
+        assertThat(ChildLauncher.command(List.of("sleep", "1"), true)).endsWith(pid, "sleep", "1").first().asString()
+                .endsWith("child-process/target/ateom-die-with-parent");
+        assertThat(ChildLauncher.command(List.of("sleep", "1"), true, Optional.of(new ParentDeathWrapper(ParentDeathWrapper.SETPRIV, false))))
+                .containsExactly("/usr/bin/setpriv", "--pdeathsig", "SIGKILL", "--", "sleep", "1");
     }
 
     /** {@link ChildLauncher#start} on a virtual thread of its own. */
