@@ -31,11 +31,13 @@ public final class ChvProcess implements AutoCloseable {
     private final ChvLaunch launch;
     private final Process process;
     private final ChvClient client;
+    private final VmmPingResponse readyPing;
 
-    private ChvProcess(ChvLaunch launch, Process process, ChvClient client) {
+    private ChvProcess(ChvLaunch launch, Process process, ChvClient client, VmmPingResponse readyPing) {
         this.launch = launch;
         this.process = process;
         this.client = client;
+        this.readyPing = readyPing;
     }
 
     /**
@@ -47,8 +49,9 @@ public final class ChvProcess implements AutoCloseable {
         checkLaunchable(what, launch);
         Process process = fork(what, launch);
         var client = new ChvClient(launch.apiSocket());
+        VmmPingResponse readyPing;
         try {
-            awaitReady(what, launch, process, client);
+            readyPing = awaitReady(what, launch, process, client);
         } catch (RuntimeException e) {
             // also when interrupted (a pool closing): the caller may check right after that nothing it started lives
             if (!ProcessKill.killTree(process, KILL_WAIT)) {
@@ -59,7 +62,7 @@ public final class ChvProcess implements AutoCloseable {
             throw e;
         }
         LOG.log(System.Logger.Level.INFO, "CHV pid {0} ready on {1}", String.valueOf(process.pid()), launch.apiSocket());
-        return new ChvProcess(launch, process, client);
+        return new ChvProcess(launch, process, client, readyPing);
     }
 
     private static void checkLaunchable(String what, ChvLaunch launch) {
@@ -97,14 +100,14 @@ public final class ChvProcess implements AutoCloseable {
                 : ProcessBuilder.Redirect.appendTo(launch.outputFile().toFile()));
         builder.environment().putAll(launch.environment());
         try {
-            // a jailed CHV's launcher sets its own parent-death signal (setpriv's would be cleared by its uid change)
+            // a jailed CHV's launcher sets its own parent-death signal (a wrapper's would be cleared by its uid change)
             return ChildLauncher.start(builder, launch.dieWithDaemon() && !launch.jailed());
         } catch (IOException | ParentDeathSignalUnavailableException e) {
             throw new ChvTransportException(what, "cannot start: " + e.getMessage(), e);
         }
     }
 
-    private static void awaitReady(String what, ChvLaunch launch, Process process, ChvClient client) {
+    private static VmmPingResponse awaitReady(String what, ChvLaunch launch, Process process, ChvClient client) {
         long deadline = System.nanoTime() + launch.readyTimeout().toNanos();
         ChvException last = null;
         while (System.nanoTime() - deadline < 0) {
@@ -114,8 +117,7 @@ public final class ChvProcess implements AutoCloseable {
             }
             if (Files.exists(launch.apiSocket())) {
                 try {
-                    client.ping();
-                    return;
+                    return client.ping();
                 } catch (ChvTransportException | ChvTimeoutException e) {
                     last = e;
                 }
@@ -150,7 +152,15 @@ public final class ChvProcess implements AutoCloseable {
      */
     public ChvProcess movedTo(ChvLaunch moved) {
         client.close();
-        return new ChvProcess(moved, process, new ChvClient(moved.apiSocket()));
+        return new ChvProcess(moved, process, new ChvClient(moved.apiSocket()), readyPing);
+    }
+
+    /**
+     * The version this process answered {@code vmm.ping} with when it became ready: a process's version never changes,
+     * so a snapshot's manifest takes it from here instead of asking again on the suspend's path.
+     */
+    public String version() {
+        return readyPing.version();
     }
 
     /** The client for this process's API socket. */

@@ -203,7 +203,9 @@ class ChvClientTest {
     void processLifecycle() throws Exception {
         ChvProcess process = ChvUnderTest.start(dir, "p");
         started.add(process);
-        assertThat(process.client().ping().pid()).isEqualTo(process.pid());
+        VmmPingResponse ping = process.client().ping();
+        assertThat(ping.pid()).isEqualTo(process.pid());
+        assertThat(process.version()).as("the version of the ready ping, kept").isEqualTo(ping.version()).isNotBlank();
         assertThatThrownBy(() -> ChvUnderTest.start(dir, "p")).as("api socket in use")
                 .isInstanceOf(ChvTransportException.class).hasMessageContaining("already exists");
         assertThat(process.stop(Duration.ofSeconds(10))).as("vmm.shutdown: exit code").isZero();

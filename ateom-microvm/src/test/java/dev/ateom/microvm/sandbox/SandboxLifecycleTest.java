@@ -2,6 +2,7 @@ package dev.ateom.microvm.sandbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
+import dev.ateom.chv.ChvClient;
 import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.microvm.sandbox.operation.Transitions;
 import java.net.http.HttpClient;
@@ -42,6 +43,10 @@ class SandboxLifecycleTest {
         }
         long chvPid = sandbox.path("runtime").path("chvPid").asLong();
         assertThat(ProcessHandle.of(chvPid).map(ProcessHandle::isAlive)).hasValue(true);
+        String chvVersion;
+        try (ChvClient chv = new ChvClient(Path.of(sandbox.path("runtime").path("apiSocket").asText()))) {
+            chvVersion = chv.ping().version();
+        }
         Path durable = daemon.stateDir().resolve("sandboxes/life-1/durable/data");
         Files.writeString(durable.resolve("notes.txt"), "written before suspend");
         Path identityName = daemon.stateDir().resolve("sandboxes/life-1/system-info/identity/name");
@@ -56,7 +61,9 @@ class SandboxLifecycleTest {
             if (firstSnapshot == null) firstSnapshot = snapshotId;
             assertThat(suspended.body().path("timingsMs").fieldNames()).toIterable()
                     .contains("pause", "snapshot", "archive", "commit").doesNotContain("teardown");
-            assertThat(daemon.stateDir().resolve("snapshots").resolve(snapshotId).resolve("manifest.json")).exists();
+            Path manifest = daemon.stateDir().resolve("snapshots").resolve(snapshotId).resolve("manifest.json");
+            // the version the VMM answered when it became ready (the suspend does not ask again), the one it answers now
+            assertThat(ApiJson.mapper().readTree(manifest.toFile()).path("chvVersion").asText()).isEqualTo(chvVersion);
             // the answer came at the commit; the processes stop after it, and the record names them until they have
             daemon.awaitTeardowns();
             assertThat(ProcessHandle.of(chvPid).map(ProcessHandle::isAlive).orElse(false)).isFalse();

@@ -66,7 +66,7 @@ public final class CheckpointOperation {
             timer.run("vmResume", chv::resume);
             timer.span(PAUSE_WINDOW, pausedAt, System.nanoTime());
             timer.run("sync", () -> startSyncIfStopped(entry, layout));
-            String chvVersion = chv.ping().version();
+            String chvVersion = RunningVm.chvVersion(entry, chv);
             timer.run("complete", () -> OnDemandSnapshotCompletion.complete(staging.chvDir().resolve("memory-ranges"),
                     entry.live().onDemandSource(), chvVersion));
             String snapshotId = timer.step("commit", () -> staging.commit(entry.record(), chvVersion));

@@ -19,6 +19,16 @@ final class RunningVm {
         return new ChvClient(Path.of(runtime.apiSocket()));
     }
 
+    /**
+     * The VMM's version, for a snapshot's manifest: what it answered when it became ready, or (a VMM adopted after a
+     * daemon restart, whose start this daemon did not see) its answer now.
+     */
+    static String chvVersion(SandboxEntry entry, ChvClient chv) {
+        LiveVm live = entry.live();
+        if (live != null && live.chv() != null) return live.chv().version();
+        return chv.ping().version();
+    }
+
     /** Whether the VM answers and runs (not paused, not gone). */
     static boolean isRunning(SandboxEntry entry) {
         try {

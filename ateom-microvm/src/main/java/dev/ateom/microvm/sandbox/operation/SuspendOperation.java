@@ -63,7 +63,7 @@ public final class SuspendOperation {
             SnapshotDraft staging = timer.step("stage", () -> context.snapshotWriter().begin(record.id(), tags));
             rollback.add("discard staging dir", staging::discard);
             timer.run("snapshot", () -> context.vms().jailer().snapshot(record.id(), staging.chvDir(), chv::snapshot));
-            String chvVersion = chv.ping().version();
+            String chvVersion = RunningVm.chvVersion(entry, chv);
             timer.run("complete", () -> OnDemandSnapshotCompletion.complete(staging.chvDir().resolve("memory-ranges"),
                     live.onDemandSource(), chvVersion));
             timer.run("archive", () -> staging.archiveDurable(layout.durableDir()));
