@@ -1,8 +1,9 @@
 /*
  * ateom-die-with-parent: makes the program it execs die with the process that started it, as
  * `setpriv --pdeathsig SIGKILL --` does, for less: a static binary with nothing to load (setpriv is dynamic and
- * loads libcap-ng), about a ms less per child start on a loaded 2-core host, where a sandbox's bring-up starts three
- * virtiofsd at once (docs/decisions.md, issue 27, "Children die with the daemon through a static helper").
+ * loads libcap-ng). On the 2-core test host it adds ~1 ms to a child's start where setpriv adds ~2, and a sandbox's
+ * bring-up starts three virtiofsd at once (docs/decisions.md, issue 27, "Children die with the daemon through a
+ * static helper").
  *
  * Usage: ateom-die-with-parent PARENT_PID PROGRAM [ARG]...
  *

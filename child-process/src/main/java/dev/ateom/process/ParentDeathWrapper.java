@@ -12,10 +12,10 @@ import java.util.Optional;
  *
  * <p>{@code ateom-die-with-parent} (this module's {@code src/main/c}, static) where it is built or installed, else
  * util-linux's {@code setpriv --pdeathsig SIGKILL}. Both exec the program under the same pid, and the signal survives
- * the exec. The helper is preferred because it is cheaper: setpriv is a dynamic binary that loads libcap-ng, which on
- * a loaded 2-core host cost about a ms per child start, three at once in every bring-up (docs/decisions.md, issue 27);
- * and it checks that its parent is still the daemon once the signal is set (a parent gone before it would never send
- * it), which setpriv does not.
+ * the exec. The helper is preferred because it is cheaper: setpriv is a dynamic binary that loads libcap-ng and adds
+ * ~2 ms to a child's start on the 2-core test host, the helper ~1, three starts at once in every bring-up
+ * (docs/decisions.md, issue 27); and it checks that its parent is still the daemon once the signal is set (a parent
+ * gone before it would never send it), which setpriv does not.
  *
  * <p>Where the helper is looked for: {@code -Dateom.die-with-parent}, {@code $ATEOM_DIE_WITH_PARENT} (bin/ateom sets
  * it to the build's), the build's {@code child-process/target/ateom-die-with-parent} (tests: from the repository root
