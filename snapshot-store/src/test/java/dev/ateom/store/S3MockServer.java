@@ -10,7 +10,9 @@ import java.util.List;
  * main connector, bound to loopback. It accepts any credentials and keeps its objects below its root, which it reloads
  * when restarted on the same root (an outage). Caveat: S3Mock 4.11 always opens a second, plain-HTTP connector on
  * {@code com.adobe.testing.s3mock.httpPort} without a bind address (all interfaces); it gets a free port of its own
- * and the tests never use it, nothing can make it loopback-only from the command line.
+ * and the tests never use it, nothing can make it loopback-only from the command line. Its JVM's temp dir is one inside
+ * the server's directory: S3Mock stages every upload in a temp file it does not always remove ({@code
+ * ObjectService*toTempFile}, a few hundred per suite run) and its embedded Tomcat makes a {@code tomcat.*} dir there.
  */
 public final class S3MockServer extends ChildS3Server {
     private final String version;
@@ -60,7 +62,8 @@ public final class S3MockServer extends ChildS3Server {
         if (!Files.isRegularFile(jar)) {
             throw new IllegalStateException(jar + " is missing: the build copies it (mvn -pl snapshot-store generate-test-resources)");
         }
-        return List.of(java(), "-Xmx384m", "-XX:TieredStopAtLevel=1", "-jar", jar.toString(),
+        Path temp = Files.createDirectories(directory().resolve("tmp"));
+        return List.of(java(), "-Xmx384m", "-XX:TieredStopAtLevel=1", "-Djava.io.tmpdir=" + temp, "-jar", jar.toString(),
                 "--server.address=" + host(), "--server.port=" + port(), "--server.ssl.enabled=false",
                 "--com.adobe.testing.s3mock.httpPort=" + freePort(),
                 "--com.adobe.testing.s3mock.store.root=" + directory().resolve("root"),

@@ -18,13 +18,17 @@ class CommitCrashTest {
     @TempDir
     Path state;
 
+    /** Apart from {@link #state}, whose listing the test checks, and removed with it (not left beside it in /tmp). */
+    @TempDir
+    Path logs;
+
     @ParameterizedTest
     @EnumSource(CommitStep.class)
     void processKilledAfterStep(CommitStep step) throws Exception {
         Process child = new ProcessBuilder(Path.of(System.getProperty("java.home"), "bin", "java").toString(),
                 "--enable-native-access=ALL-UNNAMED", "-Xmx128m", "-XX:TieredStopAtLevel=1", "-Xshare:auto",
                 "-cp", System.getProperty("java.class.path"), CommitCrasher.class.getName(), state.toString(), step.name())
-                .redirectErrorStream(true).redirectOutput(state.resolveSibling(state.getFileName() + ".child.log").toFile()).start();
+                .redirectErrorStream(true).redirectOutput(logs.resolve(step + ".child.log").toFile()).start();
         assertThat(child.waitFor(60, TimeUnit.SECONDS)).isTrue();
         assertThat(child.exitValue()).as("child died at %s", step).isEqualTo(CommitCrasher.DIED_AT_STEP);
         assertCompleteOrAbsentAfterRestart(step);
