@@ -57,6 +57,7 @@ public final class CgroupV1Driver implements CgroupDriver {
         CgroupFiles.write(pids.resolve(name).resolve("pids.max"), String.valueOf(limits.pidsMax()));
         CgroupFiles.write(cpu.resolve(name).resolve("cpu.cfs_period_us"), String.valueOf(CgroupLimits.CPU_PERIOD_MICROS));
         CgroupFiles.write(cpu.resolve(name).resolve("cpu.cfs_quota_us"), String.valueOf(limits.cpuQuotaMicros()));
+        CgroupFiles.write(cpu.resolve(name).resolve("cpu.shares"), String.valueOf(limits.cpuShares()));
     }
 
     @Override

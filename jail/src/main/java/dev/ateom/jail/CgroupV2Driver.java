@@ -77,6 +77,7 @@ public final class CgroupV2Driver implements CgroupDriver {
         if (controllers.contains("cpu")) {
             long quota = limits.cpuQuotaMicros();
             CgroupFiles.write(dir.resolve("cpu.max"), (quota < 0 ? "max" : String.valueOf(quota)) + " " + CgroupLimits.CPU_PERIOD_MICROS);
+            CgroupFiles.write(dir.resolve("cpu.weight"), String.valueOf(limits.cpuWeight()));
         }
     }
 

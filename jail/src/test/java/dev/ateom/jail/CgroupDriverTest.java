@@ -43,8 +43,10 @@ class CgroupDriverTest {
     void v1LimitsMembershipAndRemoval() throws Exception {
         assumeTrue(mounts.v1Complete(), "no cgroup v1 hierarchies on this host");
         CgroupV1Driver driver = track(mounts.v1Driver(parent));
-        SandboxCgroup cgroup = driver.create("sb1", new CgroupLimits(96L << 20, 50, 1.5));
+        SandboxCgroup cgroup = driver.create("sb1", new CgroupLimits(96L << 20, 50, 1.5, 1));
         Path memory = mounts.v1().get("memory").resolve(parent).resolve("sb1");
+        Path shares = mounts.v1().get("cpu").resolve(parent).resolve("sb1/cpu.shares");
+        assertThat(Files.readString(shares).trim()).as("v2's weight 1 as v1's shares").isEqualTo("10");
         assertThat(Files.readString(memory.resolve("memory.limit_in_bytes")).trim()).isEqualTo(String.valueOf(96L << 20));
         assertThat(Files.readString(mounts.v1().get("pids").resolve(parent).resolve("sb1/pids.max")).trim()).isEqualTo("50");
         assertThat(Files.readString(mounts.v1().get("cpu").resolve(parent).resolve("sb1/cpu.cfs_quota_us")).trim()).isEqualTo("150000");
@@ -54,6 +56,7 @@ class CgroupDriverTest {
         assertThat(Files.readString(memory.resolve("memory.limit_in_bytes")).trim()).isEqualTo(String.valueOf(128L << 20));
         assertThat(Files.readString(mounts.v1().get("pids").resolve(parent).resolve("sb1/pids.max")).trim()).isEqualTo("60");
         assertThat(Files.readString(mounts.v1().get("cpu").resolve(parent).resolve("sb1/cpu.cfs_quota_us")).trim()).isEqualTo("200000");
+        assertThat(Files.readString(shares).trim()).as("the default weight back").isEqualTo("1024");
         assertMembershipAndRemoval(driver, cgroup);
     }
 
@@ -61,7 +64,11 @@ class CgroupDriverTest {
     void v2MembershipAndRemoval() throws Exception {
         assumeTrue(mounts.v2().isPresent(), "no cgroup2 mount on this host");
         CgroupV2Driver driver = track(mounts.v2Driver(parent));
-        SandboxCgroup cgroup = driver.create("sb1", new CgroupLimits(96L << 20, 50, 1.5));
+        SandboxCgroup cgroup = driver.create("sb1", new CgroupLimits(96L << 20, 50, 1.5, 1));
+        Path weight = cgroup.dirs().getFirst().resolve("cpu.weight");
+        if (driver.controllers().contains("cpu")) {
+            assertThat(Files.readString(weight).trim()).isEqualTo("1");
+        }
         if (driver.controllers().contains("pids")) {
             assertThat(Files.readString(cgroup.dirs().getFirst().resolve("pids.max")).trim()).isEqualTo("50");
         }
@@ -74,6 +81,9 @@ class CgroupDriverTest {
         }
         if (driver.controllers().contains("memory")) {
             assertThat(Files.readString(cgroup.dirs().getFirst().resolve("memory.max")).trim()).isEqualTo(String.valueOf(128L << 20));
+        }
+        if (driver.controllers().contains("cpu")) {
+            assertThat(Files.readString(weight).trim()).isEqualTo("100");
         }
         assertMembershipAndRemoval(driver, cgroup);
     }

@@ -32,9 +32,19 @@ import static java.lang.System.Logger.Level.WARNING;
  * for it ({@link MountInjector}). The claim ({@link #handOver}) has the injector bind the sandbox's files in at their
  * host paths and writes the sandbox's limits over the member's cgroup, which is the sandbox's from then on; the jail
  * is then the sandbox's live one, so release, snapshots and adoption see no difference from a jail made for it.
+ *
+ * <p>Until the claim a member's cgroup has the lowest CPU weight ({@link #MEMBER_CPU_WEIGHT}); the claim gives it a
+ * sandbox's. A member is started when another is claimed, i.e. in the middle of a create, resume or clone, and its
+ * start (the jail, then the VMM until it answers) would otherwise take CPU from the VMM being restored and the
+ * virtiofsd being handed over, which sit beside it under this daemon's cgroup parent. Caveat: the weight ranks it
+ * against those siblings only; the parent as a whole still competes with the daemon's own threads and with virtiofsd
+ * not yet handed over (they run in the daemon's cgroup) at the parent's weight.
  */
 public final class PoolMemberJails implements VmmPool.MemberJails {
     private static final System.Logger LOG = System.getLogger(PoolMemberJails.class.getName());
+
+    /** cgroup v2's lowest: a member starts with what its siblings leave, and gets all of an idle host. */
+    static final int MEMBER_CPU_WEIGHT = 1;
 
     private final VmmJailer jailer;
     private final Path runDir;
@@ -72,7 +82,7 @@ public final class PoolMemberJails implements VmmPool.MemberJails {
         try {
             VmmProgram vmm = jailer.program.get();
             long memory = (jailer.config.memoryOverheadMib() + vmm.extraOverheadMib()) << 20;
-            CgroupLimits limits = new CgroupLimits(memory, jailer.config.pidsMax(), jailer.config.cpuQuotaFor(1));
+            CgroupLimits limits = new CgroupLimits(memory, jailer.config.pidsMax(), jailer.config.cpuQuotaFor(1), MEMBER_CPU_WEIGHT);
             cgroup = jailer.cgroups.map(d -> d.create(name, limits));
             Files.createDirectories(root);
             FileOwnership.give(memberDir, uid, "rwx------");

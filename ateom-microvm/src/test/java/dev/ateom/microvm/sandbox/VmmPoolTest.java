@@ -1,6 +1,7 @@
 package dev.ateom.microvm.sandbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
+import dev.ateom.jail.CgroupMounts;
 import dev.ateom.microvm.config.ConfigOption;
 import dev.ateom.process.ProcessTree;
 import org.junit.jupiter.api.AfterEach;
@@ -52,6 +53,7 @@ class VmmPoolTest {
                 assertThat(Files.readSymbolicLink(Path.of("/proc", String.valueOf(vmm), "ns", "net")))
                         .as("a network namespace of its own").isNotEqualTo(Files.readSymbolicLink(Path.of("/proc/self/ns/net")));
                 assertThat(Files.readString(Path.of("/proc", String.valueOf(vmm), "cgroup"))).as("in a pool member's cgroup").contains("/pool_m");
+                assertThat(cpuWeight(vmm)).as("a member's CPU weight, the lowest until its claim").isEqualTo(LOWEST_CPU_WEIGHT);
             }
             assertThat(uids).as("one uid per member").hasSize(2);
 
@@ -66,12 +68,33 @@ class VmmPoolTest {
                     ? "memory.limit_in_bytes" : "memory.max")).trim();
             assertThat(limit).as("the sandbox's memory limit written over the member's").isEqualTo(runtime.path("jail").path("memoryBytes").asText());
             assertThat(runtime.path("jail").path("memoryBytes").asLong()).as("its guest's memory and more").isGreaterThan(512L << 20);
+            assertThat(cpuWeight(runtime.path("jail").path("vmmPid").asLong())).as("a sandbox's CPU weight, the kernel's default")
+                    .isEqualTo(DEFAULT_CPU_WEIGHT);
             assertThat(daemon.delete("/v1/sandboxes/jailed-warm").status()).isEqualTo(204);
         }
         assertThat(dir.resolve("run/.vmm-pool")).as("the pool dir goes with the daemon").doesNotExist();
         try (var left = Files.walk(dir.resolve("run"))) {
             assertThat(left.filter(p -> p.toString().contains("/.jail")).toList()).as("no member's jail root after the daemon's stop").isEmpty();
         }
+    }
+
+    /** What the jail's drivers write as the cgroup's CPU weight: v1's {@code cpu.shares} or v2's {@code cpu.weight}. */
+    private static final String LOWEST_CPU_WEIGHT = CgroupMounts.ofHost().v2Complete() ? "1" : "10";
+    private static final String DEFAULT_CPU_WEIGHT = CgroupMounts.ofHost().v2Complete() ? "100" : "1024";
+
+    /** The CPU weight of the cgroup {@code pid} is in, on the hierarchy the daemon's jail uses (v2 when complete, as it). */
+    private static String cpuWeight(long pid) throws Exception {
+        CgroupMounts mounts = CgroupMounts.ofHost();
+        for (String line : Files.readAllLines(Path.of("/proc", String.valueOf(pid), "cgroup"))) {
+            String[] fields = line.split(":", 3); // hierarchy-ID:controllers:path
+            if (mounts.v2Complete() && fields[0].equals("0")) {
+                return Files.readString(mounts.v2().orElseThrow().resolve(fields[2].substring(1)).resolve("cpu.weight")).trim();
+            }
+            if (!mounts.v2Complete() && List.of(fields[1].split(",")).contains("cpu")) {
+                return Files.readString(mounts.v1().get("cpu").resolve(fields[2].substring(1)).resolve("cpu.shares")).trim();
+            }
+        }
+        throw new AssertionError("pid " + pid + " is in no cpu cgroup");
     }
 
     @Test
