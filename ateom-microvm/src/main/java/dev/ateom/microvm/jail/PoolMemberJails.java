@@ -35,10 +35,13 @@ import static java.lang.System.Logger.Level.WARNING;
  *
  * <p>Until the claim a member's cgroup has the lowest CPU weight ({@link #MEMBER_CPU_WEIGHT}); the claim gives it a
  * sandbox's. A member is started when another is claimed, i.e. in the middle of a create, resume or clone, and its
- * start (the jail, then the VMM until it answers) would otherwise take CPU from the VMM being restored and the
- * virtiofsd being handed over, which sit beside it under this daemon's cgroup parent. Caveat: the weight ranks it
- * against those siblings only; the parent as a whole still competes with the daemon's own threads and with virtiofsd
- * not yet handed over (they run in the daemon's cgroup) at the parent's weight.
+ * start (the jail, then the VMM until it answers) would otherwise take CPU from the VMM being restored and from the
+ * virtiofsd started ahead for it, which sit beside it under this daemon's cgroup parent. Caveats: the weight ranks it
+ * against those siblings only; the parent as a whole still competes, at the parent's weight, with the daemon's own
+ * threads and with virtiofsd not yet confined (a set a bring-up starts itself runs in the daemon's cgroup until the
+ * hand-over). And on a host whose guests keep every
+ * core busy, a member starts slowly: the claims then find the pool empty and start their VMM cold, at a sandbox's
+ * weight, as they do whenever the pool is empty. The pool uses what the sandboxes leave, not what they need.
  */
 public final class PoolMemberJails implements VmmPool.MemberJails {
     private static final System.Logger LOG = System.getLogger(PoolMemberJails.class.getName());

@@ -65,8 +65,14 @@ final class BackendBench {
             Percentiles virtiofsdFloor = VirtiofsdFloor.measure(Files.createDirectories(root.resolve("virtiofsd-floor")), settings.cycles());
             LifecycleResult lifecycle = new LifecycleResult(guest.backend());
             LifecycleResult before = baseline == null ? null : new LifecycleResult(guest.backend() + " (before)");
-            lifecycle(baseline == null ? List.of(new Subject(daemon, lifecycle))
-                    : List.of(new Subject(baseline, before), new Subject(daemon, lifecycle)));
+            List<Subject> subjects = baseline == null ? List.of(new Subject(daemon, lifecycle))
+                    : List.of(new Subject(baseline, before), new Subject(daemon, lifecycle));
+            List<ExternalDaemon.PoolClaims> claimsBefore = new ArrayList<>();
+            for (Subject s : subjects) claimsBefore.add(s.daemon().poolClaims());
+            lifecycle(subjects);
+            for (int i = 0; i < subjects.size(); i++) {
+                subjects.get(i).result().poolClaims(subjects.get(i).daemon().poolClaims().since(claimsBefore.get(i)));
+            }
             memoryWithOne(daemon, scaling);
             lifecycle.virtiofsdFloor(virtiofsdFloor);
             if (before != null) lifecycle.baseline(before);

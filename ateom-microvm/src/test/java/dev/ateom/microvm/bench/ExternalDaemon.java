@@ -133,6 +133,29 @@ final class ExternalDaemon implements AutoCloseable {
 
     Timed get(String path) throws Exception { return send("GET", path, Map.of("Authorization", "Bearer " + token), null); }
 
+    /**
+     * How many VMMs its bring-ups took from the warm pool ({@code warm}) and started themselves ({@code cold}) so far,
+     * from {@code ateom_vmm_pool_claims_total}: a cold start puts a whole VMM start on the path of one bring-up.
+     */
+    PoolClaims poolClaims() throws IOException {
+        BenchHttp.Answer metrics = http.send("GET", "/metrics", Map.of("Authorization", "Bearer " + token), null);
+        if (metrics.status() != 200) throw new IllegalStateException("GET /metrics answered " + metrics.status());
+        return new PoolClaims(counter(metrics.body(), "ateom_vmm_pool_claims_total{source=\"warm\"}"),
+                counter(metrics.body(), "ateom_vmm_pool_claims_total{source=\"cold\"}"));
+    }
+
+    private static long counter(String exposition, String series) {
+        return exposition.lines().filter(l -> l.startsWith(series + " ")).findFirst()
+                .map(l -> Math.round(Double.parseDouble(l.substring(series.length() + 1).trim()))).orElse(0L);
+    }
+
+    /** VMMs taken warm from the pool and started cold, counted since the daemon's start (or between two readings). */
+    record PoolClaims(long warm, long cold) {
+        PoolClaims since(PoolClaims earlier) {
+            return new PoolClaims(warm - earlier.warm, cold - earlier.cold);
+        }
+    }
+
     private Timed send(String method, String path, Map<String, String> headers, byte[] body) throws Exception {
         long t0 = System.nanoTime();
         BenchHttp.Answer res = http.send(method, path, headers, body);

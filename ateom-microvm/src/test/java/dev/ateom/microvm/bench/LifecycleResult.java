@@ -41,6 +41,7 @@ final class LifecycleResult {
     private final String backend;
     private Percentiles virtiofsdFloor;
     private LifecycleResult baseline;
+    private ExternalDaemon.PoolClaims poolClaims;
     private final Map<String, List<Sample>> samples = new LinkedHashMap<>();
     private final Map<String, List<Double>> apiOnly = new LinkedHashMap<>();
     private final Map<String, List<Double>> apiOnlyInDaemon = new LinkedHashMap<>();
@@ -87,6 +88,11 @@ final class LifecycleResult {
     /** The bare start of a sandbox's three virtiofsd ({@link VirtiofsdFloor}), measured in the same run. */
     void virtiofsdFloor(Percentiles floor) {
         this.virtiofsdFloor = floor;
+    }
+
+    /** The VMMs the cycles' bring-ups took warm from the pool or started cold. */
+    void poolClaims(ExternalDaemon.PoolClaims claims) {
+        this.poolClaims = claims;
     }
 
     /** The same cycles on a daemon with the path before issue 27, interleaved with these in the same run. */
@@ -187,6 +193,10 @@ final class LifecycleResult {
             out.append(String.format("| %s | %.1f | %.1f | %.2f× | %.1f | %.1f | %.2f× | %.1f | %.1f | %.1f | %.1f |%n", op, apiBefore,
                     apiAfter, apiAfter / apiBefore, ownBefore, ownAfter, ownAfter / Math.max(ownBefore, 0.1), before.own(op).p(99),
                     after.own(op).p(99), before.of(op, Sample::recordsMs).p(50), after.of(op, Sample::recordsMs).p(50)));
+        }
+        if (before.poolClaims != null && after.poolClaims != null) {
+            out.append(String.format("%nVMMs the cycles' bring-ups took from the warm pool / started cold: before %d / %d, after %d / %d%n",
+                    before.poolClaims.warm(), before.poolClaims.cold(), after.poolClaims.warm(), after.poolClaims.cold()));
         }
         out.append("\nsteps before and after (p50 ms):\n\n");
         for (String op : List.of("resume", "resumeAfterRun", "resumeLater", "clone")) {
