@@ -39,9 +39,9 @@ import static java.lang.System.Logger.Level.WARNING;
  * virtiofsd started ahead for it, which sit beside it under this daemon's cgroup parent. Caveats: the weight ranks it
  * against those siblings only; the parent as a whole still competes, at the parent's weight, with the daemon's own
  * threads and with virtiofsd not yet confined (a set a bring-up starts itself runs in the daemon's cgroup until the
- * hand-over). And on a host whose guests keep every
- * core busy, a member starts slowly: the claims then find the pool empty and start their VMM cold, at a sandbox's
- * weight, as they do whenever the pool is empty. The pool uses what the sandboxes leave, not what they need.
+ * hand-over). And on a host whose guests keep every core busy a member starts slowly: the claims then find the pool
+ * empty and start their VMM cold, at a sandbox's weight, as whenever the pool is empty. The pool uses what the
+ * sandboxes leave, not what they need.
  */
 public final class PoolMemberJails implements VmmPool.MemberJails {
     private static final System.Logger LOG = System.getLogger(PoolMemberJails.class.getName());

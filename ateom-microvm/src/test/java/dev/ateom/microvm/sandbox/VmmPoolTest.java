@@ -27,6 +27,10 @@ import static org.assertj.core.api.Assertions.assertThat;
  * here run with {@code --jail off} for the pool's own mechanics, JailedSandboxTest covers jailed claims in depth.
  */
 class VmmPoolTest {
+    /** What the jail's drivers write as the cgroup's CPU weight: v1's {@code cpu.shares} or v2's {@code cpu.weight}. */
+    private static final String LOWEST_CPU_WEIGHT = CgroupMounts.ofHost().v2Complete() ? "1" : "10";
+    private static final String DEFAULT_CPU_WEIGHT = CgroupMounts.ofHost().v2Complete() ? "100" : "1024";
+
     @TempDir Path dir;
 
     @AfterEach
@@ -77,10 +81,6 @@ class VmmPoolTest {
             assertThat(left.filter(p -> p.toString().contains("/.jail")).toList()).as("no member's jail root after the daemon's stop").isEmpty();
         }
     }
-
-    /** What the jail's drivers write as the cgroup's CPU weight: v1's {@code cpu.shares} or v2's {@code cpu.weight}. */
-    private static final String LOWEST_CPU_WEIGHT = CgroupMounts.ofHost().v2Complete() ? "1" : "10";
-    private static final String DEFAULT_CPU_WEIGHT = CgroupMounts.ofHost().v2Complete() ? "100" : "1024";
 
     /** The CPU weight of the cgroup {@code pid} is in, on the hierarchy the daemon's jail uses (v2 when complete, as it). */
     private static String cpuWeight(long pid) throws Exception {

@@ -10,7 +10,11 @@ import java.nio.file.attribute.PosixFilePermissions;
 import java.time.Duration;
 import java.util.Map;
 
-/** Starts the CHV stand-in with the {@code qemu} backend as its own process, from this test JVM's class path. */
+/**
+ * Starts the CHV stand-in with the {@code qemu} backend as its own process, from this test JVM's class path. Its temp
+ * dir is the test's {@code dir}: the QEMU backend keeps its private dir there, which a stand-in killed with SIGKILL
+ * (as QemuStandInDeathTest does) cannot remove, so it goes with the test's dir instead of staying in /tmp.
+ */
 final class QemuStandIn {
     private QemuStandIn() {
     }
@@ -20,7 +24,7 @@ final class QemuStandIn {
         if (!Files.exists(script)) {
             String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
             Files.writeString(script, "#!/bin/sh\nexec '" + java + "' -XX:+UseSerialGC -XX:TieredStopAtLevel=1 -Xshare:auto "
-                    + "--enable-native-access=ALL-UNNAMED -cp '" + System.getProperty("java.class.path")
+                    + "-Djava.io.tmpdir='" + dir + "' --enable-native-access=ALL-UNNAMED -cp '" + System.getProperty("java.class.path")
                     + "' " + ChvStandIn.class.getName() + " \"$@\"\n");
             Files.setPosixFilePermissions(script, PosixFilePermissions.fromString("rwxr-xr-x"));
         }
