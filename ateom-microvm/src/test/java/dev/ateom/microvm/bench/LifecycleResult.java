@@ -235,6 +235,8 @@ final class LifecycleResult {
         });
         out.append(ownShareTable()).append(apiOnlyTable());
         if (baseline != null) out.append(baseline.ownShareTable()).append(comparison(baseline, this));
+        else if (poolClaims != null) out.append(String.format("%nVMMs the cycles' bring-ups took from the warm pool / started cold: %d / %d%n",
+                poolClaims.warm(), poolClaims.cold()));
         if (virtiofsdFloor != null) out.append(floorTable());
         out.append("\nsteps as the daemon reports them (p50 ms; steps that run in parallel overlap):\n\n");
         steps.forEach((op, byStep) -> {
