@@ -40,6 +40,7 @@ class BenchSmokeTest {
             assertThat(speed).contains("the daemon's own share").containsPattern("\\| resume \\| [0-9.]+ \\| [0-9.]+ \\|")
                     .containsPattern("\\| resumeAfterRun \\| [0-9.]+ \\| [0-9.]+ \\|");
             assertThat(speed).contains("| start → first answer |", "| idle RSS |");
+            assertThat(speed).containsPattern("VMMs the cycles' bring-ups took from the warm pool / started cold: [0-9]+ / [0-9]+");
         }
         String none = Files.readString(output.resolve("speed-none.md"));
         assertThat(none).contains("| RSS, 2 running sandboxes |");
