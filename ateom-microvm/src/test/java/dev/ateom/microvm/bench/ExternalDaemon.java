@@ -2,6 +2,7 @@ package dev.ateom.microvm.bench;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ateom.microvm.json.ApiJson;
+import dev.ateom.microvm.sandbox.PrometheusText;
 import dev.ateom.microvm.sandbox.TestTools;
 
 import java.io.IOException;
@@ -144,9 +145,9 @@ final class ExternalDaemon implements AutoCloseable {
                 counter(metrics.body(), "ateom_vmm_pool_claims_total{source=\"cold\"}"));
     }
 
+    /** A counter's value; 0 before its first count, when it is not exposed yet. */
     private static long counter(String exposition, String series) {
-        return exposition.lines().filter(l -> l.startsWith(series + " ")).findFirst()
-                .map(l -> Math.round(Double.parseDouble(l.substring(series.length() + 1).trim()))).orElse(0L);
+        return Math.round(PrometheusText.value(exposition, series).orElse(0));
     }
 
     /** VMMs taken warm from the pool and started cold, counted since the daemon's start (or between two readings). */

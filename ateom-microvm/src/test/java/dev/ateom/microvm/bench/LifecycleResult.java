@@ -95,6 +95,10 @@ final class LifecycleResult {
         this.poolClaims = claims;
     }
 
+    private static String claimsLine(String counts) {
+        return String.format("%nVMMs the cycles' bring-ups took from the warm pool / started cold: %s%n", counts);
+    }
+
     /** The same cycles on a daemon with the path before issue 27, interleaved with these in the same run. */
     void baseline(LifecycleResult before) {
         this.baseline = before;
@@ -195,8 +199,8 @@ final class LifecycleResult {
                     after.own(op).p(99), before.of(op, Sample::recordsMs).p(50), after.of(op, Sample::recordsMs).p(50)));
         }
         if (before.poolClaims != null && after.poolClaims != null) {
-            out.append(String.format("%nVMMs the cycles' bring-ups took from the warm pool / started cold: before %d / %d, after %d / %d%n",
-                    before.poolClaims.warm(), before.poolClaims.cold(), after.poolClaims.warm(), after.poolClaims.cold()));
+            out.append(claimsLine(String.format("before %d / %d, after %d / %d", before.poolClaims.warm(), before.poolClaims.cold(),
+                    after.poolClaims.warm(), after.poolClaims.cold())));
         }
         out.append("\nsteps before and after (p50 ms):\n\n");
         for (String op : List.of("resume", "resumeAfterRun", "resumeLater", "clone")) {
@@ -235,8 +239,7 @@ final class LifecycleResult {
         });
         out.append(ownShareTable()).append(apiOnlyTable());
         if (baseline != null) out.append(baseline.ownShareTable()).append(comparison(baseline, this));
-        else if (poolClaims != null) out.append(String.format("%nVMMs the cycles' bring-ups took from the warm pool / started cold: %d / %d%n",
-                poolClaims.warm(), poolClaims.cold()));
+        else if (poolClaims != null) out.append(claimsLine(String.format("%d / %d", poolClaims.warm(), poolClaims.cold())));
         if (virtiofsdFloor != null) out.append(floorTable());
         out.append("\nsteps as the daemon reports them (p50 ms; steps that run in parallel overlap):\n\n");
         steps.forEach((op, byStep) -> {

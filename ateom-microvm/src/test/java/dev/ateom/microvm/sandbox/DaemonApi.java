@@ -81,8 +81,7 @@ abstract class DaemonApi {
 
     /** The value of an unlabelled metric, or -1 when absent. */
     double metric(String name) throws Exception {
-        return metrics().lines().filter(l -> l.startsWith(name + " ")).mapToDouble(l -> Double.parseDouble(l.substring(name.length() + 1)))
-                .findFirst().orElse(-1);
+        return PrometheusText.value(metrics(), name).orElse(-1);
     }
 
     /**
