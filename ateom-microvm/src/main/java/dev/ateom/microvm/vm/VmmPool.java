@@ -19,6 +19,8 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.LinkedBlockingDeque;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicLong;
 
 import static java.lang.System.Logger.Level.INFO;
@@ -34,6 +36,11 @@ import static java.lang.System.Logger.Level.WARNING;
  * <p>With the jail on, each member is started in a jail of its own ({@link MemberJails}): its uid, an empty root with
  * mount points where its sandbox's files are bound in at the claim ({@link HandOver}), no network.
  *
+ * <p>The refill waits while a bring-up runs ({@link #holdRefill}), for at most {@link #REFILL_HOLD_MAX}: a member's start
+ * (a jail's namespaces and cgroups, an injector, the VMM) is speculative work, and started at the claim it took the CPU
+ * and the kernel's mount lock from the very bring-up that claimed: its hand-over's bind mounts waited 2.5-3.4 ms at p50
+ * instead of 0.8-1.3 (issue 27, docs/decisions.md). The bound keeps a steady stream of bring-ups from starving the pool.
+ *
  * <p>Disabled (size 0) when children are to outlive the daemon: a claimed CHV's command line names its pool path,
  * not the sandbox's, which the adoption of survivors after a restart relies on.
  */
@@ -42,14 +49,22 @@ public final class VmmPool implements AutoCloseable {
     /** The stand-in is a JVM; on a loaded host its first ping can take seconds. */
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
+    /**
+     * The longest a refill waits for the bring-ups under way to end: longer than a restore on a busy host without a
+     * guest to boot (100-300 ms here), short enough that a pool drained by a burst refills during it.
+     */
+    static final Duration REFILL_HOLD_MAX = Duration.ofSeconds(1);
 
     private final Path poolDir;
     private final Path binary;
     private final MemberJails jails;
     private final int size;
+    private final Duration refillHoldMax;
     private final LinkedBlockingDeque<Member> ready = new LinkedBlockingDeque<>();
     private final Object refill = new Object();
     private final AtomicLong serial = new AtomicLong();
+    /** Bring-ups under way ({@link #holdRefill}); guarded by {@link #refill}. */
+    private int holds;
     private final Counter claims;
     private final Thread refiller;
     private volatile boolean closed;
@@ -86,6 +101,12 @@ public final class VmmPool implements AutoCloseable {
         boolean jailed();
     }
 
+    /** A bring-up under way, during which the refill waits: closed once, when it ends (its failure included). */
+    public interface RefillHold extends AutoCloseable {
+        @Override
+        void close();
+    }
+
     /** What a claim does with a member before it is the caller's; a failure discards the member (the claim goes cold). */
     @FunctionalInterface
     public interface HandOver {
@@ -95,8 +116,9 @@ public final class VmmPool implements AutoCloseable {
         HandOver NOTHING = (dir, chv) -> {};
     }
 
-    private VmmPool(Path poolDir, Path binary, MemberJails jails, int size, PrometheusRegistry registry) {
+    private VmmPool(Path poolDir, Path binary, MemberJails jails, int size, PrometheusRegistry registry, Duration refillHoldMax) {
         this.poolDir = poolDir;
+        this.refillHoldMax = refillHoldMax;
         this.binary = binary;
         this.jails = jails;
         this.size = binary == null ? 0 : size;
@@ -118,9 +140,14 @@ public final class VmmPool implements AutoCloseable {
      * @param size   members to keep; 0 disables the pool
      */
     public static VmmPool start(Path runDir, Optional<Path> binary, MemberJails jails, int size, PrometheusRegistry registry) {
+        return start(runDir, binary, jails, size, registry, REFILL_HOLD_MAX);
+    }
+
+    /** {@link #start(Path, Optional, MemberJails, int, PrometheusRegistry)} with another bound on a refill's wait for holds. */
+    static VmmPool start(Path runDir, Optional<Path> binary, MemberJails jails, int size, PrometheusRegistry registry, Duration refillHoldMax) {
         Path poolDir = runDir.resolve(".vmm-pool");
         reclaim(poolDir);
-        VmmPool pool = new VmmPool(poolDir, binary.orElse(null), jails, size, registry);
+        VmmPool pool = new VmmPool(poolDir, binary.orElse(null), jails, size, registry, refillHoldMax);
         if (pool.size > 0) {
             try {
                 Files.createDirectories(poolDir);
@@ -194,6 +221,27 @@ public final class VmmPool implements AutoCloseable {
         return Optional.of(claimed);
     }
 
+    /**
+     * Holds the refill back until the returned hold is closed (or {@link #REFILL_HOLD_MAX} passed): taken by a bring-up
+     * before it claims, so the member its claim takes is replaced once it is done, not while it runs.
+     */
+    public RefillHold holdRefill() {
+        synchronized (refill) {
+            holds++;
+        }
+        AtomicBoolean released = new AtomicBoolean();
+        return () -> {
+            if (!released.compareAndSet(false, true)) return;
+            synchronized (refill) {
+                holds--;
+                refill.notifyAll();
+            }
+        };
+    }
+
+    /** Idle members ready to be claimed now. */
+    int readyCount() { return ready.size(); }
+
     /** No claim: the caller starts a VMM cold, as no member can serve it (counted as a cold claim). */
     public Optional<ChvProcess> passOver() {
         claims.labelValues("cold").inc();
@@ -227,12 +275,14 @@ public final class VmmPool implements AutoCloseable {
         Duration backoff = Duration.ofMillis(500);
         while (!closed) {
             synchronized (refill) {
-                while (!closed && ready.size() >= size) {
-                    try {
-                        refill.wait();
-                    } catch (InterruptedException e) {
-                        return;
+                try {
+                    while (!closed && ready.size() >= size) refill.wait();
+                    long holdEnds = System.nanoTime() + refillHoldMax.toNanos();
+                    for (long left; !closed && holds > 0 && (left = holdEnds - System.nanoTime()) > 0; ) {
+                        TimeUnit.NANOSECONDS.timedWait(refill, left);
                     }
+                } catch (InterruptedException e) {
+                    return;
                 }
             }
             if (closed) return;

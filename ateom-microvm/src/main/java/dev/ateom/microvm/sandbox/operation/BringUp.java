@@ -15,6 +15,7 @@ import dev.ateom.microvm.sandbox.SandboxStore.Durability;
 import dev.ateom.microvm.timing.StepTimer;
 import dev.ateom.microvm.vm.SandboxLayout;
 import dev.ateom.microvm.vm.VmConfigFactory;
+import dev.ateom.microvm.vm.VmmPool;
 import dev.ateom.network.GuestNetwork;
 import dev.ateom.network.Slot;
 import dev.ateom.virtiofsd.ShareKind;
@@ -48,7 +49,7 @@ import static java.lang.System.Logger.Level.WARNING;
  * vm.resume, the runtime persisted beside vm.create / vm.restore and before the guest runs, then readiness, the clock
  * of a restored guest and the
  * system-info sync. The order of the steps, and which could run side by side, is decided here alone; every
- * process started registers its stop in the caller's {@link Rollback}.
+ * process started registers its stop in the caller's {@link Rollback}. The warm pool's refill waits while it runs.
  */
 final class BringUp {
     private static final System.Logger LOG = System.getLogger(BringUp.class.getName());
@@ -72,6 +73,14 @@ final class BringUp {
      */
     void run(SandboxEntry entry, VmSource source, int epoch, StepTimer timer, Rollback rollback, SandboxState stateOnRefusal,
              Runnable systemInfo, ShareSetsAhead.Claim madeAhead) {
+        // the warm pool's refill waits for this bring-up's end: the member it claims is replaced after it, not during it
+        try (VmmPool.RefillHold refillHeld = context.vms().holdPoolRefill()) {
+            bringUp(entry, source, epoch, timer, rollback, stateOnRefusal, systemInfo, madeAhead);
+        }
+    }
+
+    private void bringUp(SandboxEntry entry, VmSource source, int epoch, StepTimer timer, Rollback rollback, SandboxState stateOnRefusal,
+                         Runnable systemInfo, ShareSetsAhead.Claim madeAhead) {
         SandboxRecord record = entry.record();
         SandboxLayout layout = context.layout(record.id());
         VmStarter vms = context.vms();

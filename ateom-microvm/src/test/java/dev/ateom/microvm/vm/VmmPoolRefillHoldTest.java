@@ -1,0 +1,85 @@
+package dev.ateom.microvm.vm;
+
+import dev.ateom.chv.ChvProcess;
+import dev.ateom.microvm.sandbox.TestTools;
+import io.prometheus.metrics.model.registry.PrometheusRegistry;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.io.TempDir;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.attribute.PosixFilePermissions;
+import java.time.Duration;
+import java.util.Optional;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/**
+ * The warm pool's refill waits for the bring-ups under way ({@link VmmPool#holdRefill}): a member claimed under a hold
+ * is replaced once the hold closes, not while it is open, and a hold never closed delays the refill only by its bound.
+ * Starts are counted by a cloud-hypervisor wrapper that notes each one before it runs the stand-in.
+ */
+class VmmPoolRefillHoldTest {
+    private static final Duration FILLED_WITHIN = Duration.ofSeconds(60);
+
+    @TempDir Path dir;
+
+    @Test
+    void aMemberClaimedUnderAHoldIsReplacedOnlyOnceTheHoldCloses() throws Exception {
+        try (VmmPool pool = VmmPool.start(dir.resolve("run"), Optional.of(countingHypervisor()), VmmPool.MemberJails.NONE, 1,
+                new PrometheusRegistry(), Duration.ofMinutes(5))) {
+            pool.startFilling();
+            awaitReady(pool);
+            assertThat(starts()).isEqualTo(1);
+
+            ChvProcess claimed;
+            try (VmmPool.RefillHold hold = pool.holdRefill()) {
+                claimed = pool.claim(epoch("e1")).orElseThrow();
+                // an unheld refill starts its member at once (the wrapper notes it before the stand-in's JVM starts)
+                Thread.sleep(400);
+                assertThat(starts()).as("no member started while the bring-up holds the refill").isEqualTo(1);
+                assertThat(pool.readyCount()).isZero();
+            }
+            awaitReady(pool);
+            assertThat(starts()).as("the claimed member replaced once the hold closed").isEqualTo(2);
+            claimed.kill();
+        }
+    }
+
+    @Test
+    void aHoldNeverClosedDelaysTheRefillOnlyByItsBound() throws Exception {
+        try (VmmPool pool = VmmPool.start(dir.resolve("run"), Optional.of(countingHypervisor()), VmmPool.MemberJails.NONE, 1,
+                new PrometheusRegistry(), Duration.ofMillis(300))) {
+            pool.startFilling();
+            awaitReady(pool);
+            VmmPool.RefillHold leaked = pool.holdRefill();
+            ChvProcess claimed = pool.claim(epoch("e1")).orElseThrow();
+            awaitReady(pool);
+            assertThat(starts()).as("refilled past the bound with the hold still open").isEqualTo(2);
+            claimed.kill();
+            leaked.close();
+        }
+    }
+
+    private Path countingHypervisor() throws Exception {
+        Path chv = dir.resolve("cloud-hypervisor");
+        Files.writeString(chv, "#!/bin/sh\necho start >> " + dir.resolve("starts") + "\nexec " + TestTools.standIn() + " \"$@\"\n");
+        Files.setPosixFilePermissions(chv, PosixFilePermissions.fromString("rwx------"));
+        return chv;
+    }
+
+    private long starts() throws Exception {
+        Path starts = dir.resolve("starts");
+        return Files.exists(starts) ? Files.readAllLines(starts).size() : 0;
+    }
+
+    private SandboxLayout.EpochLayout epoch(String name) throws Exception {
+        return new SandboxLayout.EpochLayout(Files.createDirectories(dir.resolve("sandbox").resolve(name)));
+    }
+
+    private static void awaitReady(VmmPool pool) throws InterruptedException {
+        long deadline = System.nanoTime() + FILLED_WITHIN.toNanos();
+        while (pool.readyCount() < 1 && System.nanoTime() < deadline) Thread.sleep(20);
+        assertThat(pool.readyCount()).as("a member ready within " + FILLED_WITHIN).isEqualTo(1);
+    }
+}
