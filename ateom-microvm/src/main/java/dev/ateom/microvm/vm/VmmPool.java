@@ -36,10 +36,11 @@ import static java.lang.System.Logger.Level.WARNING;
  * <p>With the jail on, each member is started in a jail of its own ({@link MemberJails}): its uid, an empty root with
  * mount points where its sandbox's files are bound in at the claim ({@link HandOver}), no network.
  *
- * <p>The refill waits while a bring-up runs ({@link #holdRefill}), for at most {@link #REFILL_HOLD_MAX}: a member's start
- * (a jail's namespaces and cgroups, an injector, the VMM) is speculative work, and started at the claim it took the CPU
- * and the kernel's mount lock from the very bring-up that claimed: its hand-over's bind mounts waited 2.5-3.4 ms at p50
- * instead of 0.8-1.3 (issue 27, docs/decisions.md). The bound keeps a steady stream of bring-ups from starving the pool.
+ * <p>The refill waits while a bring-up claims and hands over its VMM ({@link #holdRefill}), for at most
+ * {@link #REFILL_HOLD_MAX}: a member's start (a jail's namespaces and cgroups, an injector, the VMM) is speculative
+ * work, and started at the claim it took the CPU and the kernel's mount lock from the very hand-over that claimed: its
+ * bind mounts waited 2.5-3.4 ms at p50 instead of 0.8-1.3 (issue 27, docs/decisions.md). Held no longer than that, the
+ * refill keeps up with claims that come back to back; the bound keeps a hold never closed from starving the pool.
  *
  * <p>Disabled (size 0) when children are to outlive the daemon: a claimed CHV's command line names its pool path,
  * not the sandbox's, which the adoption of survivors after a restart relies on.
@@ -50,8 +51,8 @@ public final class VmmPool implements AutoCloseable {
     private static final Duration READY_TIMEOUT = Duration.ofSeconds(30);
     private static final Duration MAX_BACKOFF = Duration.ofSeconds(30);
     /**
-     * The longest a refill waits for the bring-ups under way to end: longer than a restore on a busy host without a
-     * guest to boot (100-300 ms here), short enough that a pool drained by a burst refills during it.
+     * The longest a refill waits for holds: far longer than a hand-over (1-10 ms here), short enough that a pool drained
+     * by a burst of bring-ups refills during it.
      */
     static final Duration REFILL_HOLD_MAX = Duration.ofSeconds(1);
 
@@ -101,7 +102,7 @@ public final class VmmPool implements AutoCloseable {
         boolean jailed();
     }
 
-    /** A bring-up under way, during which the refill waits: closed once, when it ends (its failure included). */
+    /** A bring-up's claim under way, during which the refill waits: closing it again does nothing. */
     public interface RefillHold extends AutoCloseable {
         @Override
         void close();
@@ -223,7 +224,7 @@ public final class VmmPool implements AutoCloseable {
 
     /**
      * Holds the refill back until the returned hold is closed (or {@link #REFILL_HOLD_MAX} passed): taken by a bring-up
-     * before it claims, so the member its claim takes is replaced once it is done, not while it runs.
+     * before it claims and closed once its VMM is handed over, so the member it took is replaced after that, not during.
      */
     public RefillHold holdRefill() {
         synchronized (refill) {

@@ -49,7 +49,8 @@ import static java.lang.System.Logger.Level.WARNING;
  * vm.resume, the runtime persisted beside vm.create / vm.restore and before the guest runs, then readiness, the clock
  * of a restored guest and the
  * system-info sync. The order of the steps, and which could run side by side, is decided here alone; every
- * process started registers its stop in the caller's {@link Rollback}. The warm pool's refill waits while it runs.
+ * process started registers its stop in the caller's {@link Rollback}. The warm pool's refill waits until the VMM is
+ * handed over.
  */
 final class BringUp {
     private static final System.Logger LOG = System.getLogger(BringUp.class.getName());
@@ -73,14 +74,14 @@ final class BringUp {
      */
     void run(SandboxEntry entry, VmSource source, int epoch, StepTimer timer, Rollback rollback, SandboxState stateOnRefusal,
              Runnable systemInfo, ShareSetsAhead.Claim madeAhead) {
-        // the warm pool's refill waits for this bring-up's end: the member it claims is replaced after it, not during it
+        // the warm pool's refill waits until this bring-up's VMM is handed over (or the bring-up failed before that)
         try (VmmPool.RefillHold refillHeld = context.vms().holdPoolRefill()) {
-            bringUp(entry, source, epoch, timer, rollback, stateOnRefusal, systemInfo, madeAhead);
+            bringUp(entry, source, epoch, timer, rollback, stateOnRefusal, systemInfo, madeAhead, refillHeld);
         }
     }
 
     private void bringUp(SandboxEntry entry, VmSource source, int epoch, StepTimer timer, Rollback rollback, SandboxState stateOnRefusal,
-                         Runnable systemInfo, ShareSetsAhead.Claim madeAhead) {
+                         Runnable systemInfo, ShareSetsAhead.Claim madeAhead, VmmPool.RefillHold refillHeld) {
         SandboxRecord record = entry.record();
         SandboxLayout layout = context.layout(record.id());
         VmStarter vms = context.vms();
@@ -148,6 +149,7 @@ final class BringUp {
         ShareSet startedShares = VmStarter.awaitStarted(starting);
         // a warm jailed VMM's hand-over ran beside virtiofsd's start; its jail is the sandbox's once it is done
         ChvProcess chv = started.await(timer);
+        refillHeld.close();
         ShareSet shares = stillServing(record, startedShares, shareSpecs, timer, rollback);
         // with the jail: the shares' sockets handed to the VMM's uid, and the shares moved into their own cgroup unless that
         // was done when they were started ahead (a move waits for an RCU grace period in the kernel: 8-21 ms here)
