@@ -38,8 +38,8 @@ import static java.lang.System.Logger.Level.WARNING;
  *
  * <p>The refill waits while a bring-up claims and hands over its VMM ({@link #holdRefill}), for at most
  * {@link #REFILL_HOLD_MAX}: a member's start (a jail's namespaces and cgroups, an injector, the VMM) is speculative
- * work, and started at the claim it took the CPU and the kernel's mount lock from the very hand-over that claimed: its
- * bind mounts waited 2.5-3.4 ms at p50 instead of 0.8-1.3 (issue 27, docs/decisions.md). Held no longer than that, the
+ * work, and started at the claim it took the CPU and the kernel's mount lock from the very hand-over that claimed: the
+ * bring-up waited for it 2.6-3.4 ms at p50 instead of 0.8-1.3 (issue 27, docs/decisions.md). Held no longer than that, the
  * refill keeps up with claims that come back to back; the bound keeps a hold never closed from starving the pool.
  *
  * <p>Disabled (size 0) when children are to outlive the daemon: a claimed CHV's command line names its pool path,
@@ -64,7 +64,7 @@ public final class VmmPool implements AutoCloseable {
     private final LinkedBlockingDeque<Member> ready = new LinkedBlockingDeque<>();
     private final Object refill = new Object();
     private final AtomicLong serial = new AtomicLong();
-    /** Bring-ups under way ({@link #holdRefill}); guarded by {@link #refill}. */
+    /** Holds open ({@link #holdRefill}); guarded by {@link #refill}. */
     private int holds;
     private final Counter claims;
     private final Thread refiller;

@@ -26,38 +26,50 @@ class VmmPoolRefillHoldTest {
 
     @Test
     void aMemberClaimedUnderAHoldIsReplacedOnlyOnceTheHoldCloses() throws Exception {
-        try (VmmPool pool = VmmPool.start(dir.resolve("run"), Optional.of(countingHypervisor()), VmmPool.MemberJails.NONE, 1,
-                new PrometheusRegistry(), Duration.ofMinutes(5))) {
-            pool.startFilling();
-            awaitReady(pool);
+        try (VmmPool pool = filledPool(Duration.ofMinutes(5))) {
             assertThat(starts()).isEqualTo(1);
 
-            ChvProcess claimed;
-            try (VmmPool.RefillHold hold = pool.holdRefill()) {
-                claimed = pool.claim(epoch("e1")).orElseThrow();
+            VmmPool.RefillHold hold = pool.holdRefill();
+            ChvProcess claimed = pool.claim(epoch("e1")).orElseThrow();
+            try {
                 // an unheld refill starts its member at once (the wrapper notes it before the stand-in's JVM starts)
                 Thread.sleep(400);
                 assertThat(starts()).as("no member started while the bring-up holds the refill").isEqualTo(1);
                 assertThat(pool.readyCount()).isZero();
+                hold.close();
+                awaitReady(pool);
+                assertThat(starts()).as("the claimed member replaced once the hold closed").isEqualTo(2);
+            } finally {
+                claimed.kill();
             }
-            awaitReady(pool);
-            assertThat(starts()).as("the claimed member replaced once the hold closed").isEqualTo(2);
-            claimed.kill();
         }
     }
 
     @Test
     void aHoldNeverClosedDelaysTheRefillOnlyByItsBound() throws Exception {
-        try (VmmPool pool = VmmPool.start(dir.resolve("run"), Optional.of(countingHypervisor()), VmmPool.MemberJails.NONE, 1,
-                new PrometheusRegistry(), Duration.ofMillis(300))) {
+        try (VmmPool pool = filledPool(Duration.ofMillis(300))) {
+            pool.holdRefill(); // never closed
+            ChvProcess claimed = pool.claim(epoch("e1")).orElseThrow();
+            try {
+                awaitReady(pool);
+                assertThat(starts()).as("refilled past the bound with the hold still open").isEqualTo(2);
+            } finally {
+                claimed.kill();
+            }
+        }
+    }
+
+    /** A pool of one, its member started and ready, whose refill waits for holds at most {@code refillHoldMax}. */
+    private VmmPool filledPool(Duration refillHoldMax) throws Exception {
+        VmmPool pool = VmmPool.start(dir.resolve("run"), Optional.of(countingHypervisor()), VmmPool.MemberJails.NONE, 1,
+                new PrometheusRegistry(), refillHoldMax);
+        try {
             pool.startFilling();
             awaitReady(pool);
-            VmmPool.RefillHold leaked = pool.holdRefill();
-            ChvProcess claimed = pool.claim(epoch("e1")).orElseThrow();
-            awaitReady(pool);
-            assertThat(starts()).as("refilled past the bound with the hold still open").isEqualTo(2);
-            claimed.kill();
-            leaked.close();
+            return pool;
+        } catch (Throwable e) {
+            pool.close();
+            throw e;
         }
     }
 

@@ -104,7 +104,7 @@ public final class VmStarter {
     /** The warm pool starts filling (once the API answers and every tool is there). */
     public void startPoolFilling() { pool.startFilling(); }
 
-    /** The pool's refill held back while a bring-up runs ({@link VmmPool#holdRefill}). */
+    /** The pool's refill held back until a bring-up's VMM is handed over ({@link VmmPool#holdRefill}). */
     VmmPool.RefillHold holdPoolRefill() { return pool.holdRefill(); }
 
     /** The virtiofsd a suspend's teardown starts for the sandbox's next resume. */
