@@ -1,6 +1,5 @@
 package dev.ateom.e2b;
 
-import dev.ateom.microvm.timing.AfterAnswer;
 import io.helidon.http.HeaderNames;
 import io.helidon.webserver.WebServer;
 import io.helidon.webserver.http.Filter;
@@ -30,15 +29,13 @@ final class E2bServer implements AutoCloseable {
         EnvdProxy proxy = new EnvdProxy(service);
         // envd requests pass the key check (envd has its own token) and are taken by the first route; a handler, not the
         // filter, streams them, since Helidon completes a response written through its output stream only in a route
-        // what a sandbox operation left for after its answer (AfterAnswer: the next clone of a template made ahead) runs
-        // once the answer is sent
-        Filter keyCheck = (FilterChain chain, RoutingRequest req, RoutingResponse res) -> AfterAnswer.around(() -> {
+        Filter keyCheck = (FilterChain chain, RoutingRequest req, RoutingResponse res) -> {
             if (target(req).isEmpty() && !keys.accepts(req.headers().first(HeaderNames.create("X-API-Key")).orElse(null))) {
                 answer(res, E2bError.unauthorized("missing or unknown X-API-Key"));
                 return;
             }
             chain.proceed();
-        });
+        };
         HttpService envd = rules -> rules.any((req, res) -> {
             Optional<EnvdTarget> target = target(req);
             if (target.isPresent()) {

@@ -1,6 +1,5 @@
 package dev.ateom.microvm.http;
 
-import dev.ateom.microvm.timing.AfterAnswer;
 import io.helidon.http.HeaderNames;
 import io.helidon.webserver.http.Filter;
 import io.helidon.webserver.http.FilterChain;
@@ -10,8 +9,7 @@ import io.helidon.webserver.http.RoutingResponse;
 import java.util.Set;
 
 /**
- * Runs before every route: times the request ({@link ServerTiming}), runs what its operation left for after the answer
- * ({@link AfterAnswer}), refuses bodies over the size limit (413) and
+ * Runs before every route: times the request ({@link ServerTiming}), refuses bodies over the size limit (413) and
  * requests without the bearer token (401), except for the unauthenticated liveness route.
  */
 public final class RequestGuardFilter implements Filter {
@@ -27,8 +25,7 @@ public final class RequestGuardFilter implements Filter {
 
     @Override
     public void filter(FilterChain chain, RoutingRequest req, RoutingResponse res) {
-        // what the operation left for after its answer (AfterAnswer) runs once the answer, timed, is sent
-        AfterAnswer.around(() -> ServerTiming.timed(() -> guard(chain, req, res)));
+        ServerTiming.timed(() -> guard(chain, req, res));
     }
 
     private void guard(FilterChain chain, RoutingRequest req, RoutingResponse res) {

@@ -4,7 +4,6 @@ import dev.ateom.microvm.sandbox.Operation;
 import dev.ateom.microvm.sandbox.OperationResult;
 import dev.ateom.microvm.sandbox.SnapshotCatalog;
 import dev.ateom.microvm.sandbox.SnapshotRestores;
-import dev.ateom.microvm.timing.AfterAnswer;
 import dev.ateom.microvm.vm.SandboxLayout;
 import dev.ateom.virtiofsd.ShareSetsAhead;
 import dev.ateom.virtiofsd.VirtiofsdLauncher;
@@ -17,8 +16,7 @@ import java.util.Optional;
  * extracted, system-info regenerated for the new identity (while virtiofsd starts), then the VM restored. A failure
  * rolls back: FAILED. A snapshot pulled from the store for the clone (before the sandbox existed) is its first step.
  * With {@code --clone-ahead}, the durable dir and the three virtiofsd made ahead for the snapshot's next clone are
- * taken instead (step {@code takeAhead}; {@link ClonesAhead}), and a clone that succeeded has the next one made, after
- * its answer is sent ({@link AfterAnswer}).
+ * taken instead (step {@code takeAhead}; {@link ClonesAhead}), and a clone that succeeded has the next one made.
  */
 public final class CloneOperation {
     /** The step that takes what was made ahead for the snapshot's next clone. */
@@ -52,10 +50,8 @@ public final class CloneOperation {
         if (ahead.enabled() && launcher != null) {
             String rootfs = result.sandbox().spec().rootfs();
             int vcpus = result.sandbox().spec().vcpusOrDefault();
-            // after the answer: its extraction and three virtiofsd starts competed with it for the CPU
-            AfterAnswer.run(() -> ahead.makeNext(source, launcher,
-                    (SandboxLayout layout) -> context.vms().shareSpecs(rootfs, layout, layout.epoch(1)),
-                    (set, layout) -> context.vms().jailer().confineAhead(set, layout.sandboxId() + "-fs", vcpus)));
+            ahead.makeNext(source, launcher, (SandboxLayout layout) -> context.vms().shareSpecs(rootfs, layout, layout.epoch(1)),
+                    (set, layout) -> context.vms().jailer().confineAhead(set, layout.sandboxId() + "-fs", vcpus));
         }
         return result;
     }
