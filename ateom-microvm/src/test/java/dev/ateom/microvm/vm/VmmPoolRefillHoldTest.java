@@ -15,8 +15,8 @@ import java.util.Optional;
 import static org.assertj.core.api.Assertions.assertThat;
 
 /**
- * The warm pool's refill waits for the bring-ups under way ({@link VmmPool#holdRefill}): a member claimed under a hold
- * is replaced once the hold closes, not while it is open, and a hold never closed delays the refill only by its bound.
+ * The warm pool's refill waits while a bring-up holds it ({@link VmmPool#holdRefill}): a member claimed under a hold is
+ * replaced once the hold closes, not while it is open, and a hold never closed delays the refill only by its bound.
  * Starts are counted by a cloud-hypervisor wrapper that notes each one before it runs the stand-in.
  */
 class VmmPoolRefillHoldTest {
