@@ -10,6 +10,7 @@ import java.util.HashSet;
 import java.util.List;
 import java.util.Optional;
 import java.util.Set;
+import java.util.function.Predicate;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
 
@@ -35,16 +36,8 @@ public record LinuxProcess(long pid, long parentPid, char state, long startTicks
 
     /** The process with this pid, or empty when there is none (or it vanished while being read). */
     public static Optional<LinuxProcess> read(long pid) {
-        Path dir = PROC.resolve(Long.toString(pid));
         try {
-            String stat = Files.readString(dir.resolve("stat"), StandardCharsets.UTF_8);
-            byte[] cmdline = Files.readAllBytes(dir.resolve("cmdline"));
-            // the command name in parentheses may itself contain spaces or parentheses: parse after the last ')'
-            String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
-            char state = fields[0].charAt(0);
-            long parentPid = Long.parseLong(fields[1]);
-            long startTicks = Long.parseLong(fields[19]);
-            return Optional.of(new LinuxProcess(pid, parentPid, state, startTicks, splitCmdline(cmdline)));
+            return Optional.of(withStat(pid, splitCmdline(Files.readAllBytes(PROC.resolve(Long.toString(pid)).resolve("cmdline")))));
         } catch (IOException | RuntimeException e) {
             return Optional.empty();
         }
@@ -52,15 +45,48 @@ public record LinuxProcess(long pid, long parentPid, char state, long startTicks
 
     /** Every process currently in /proc. */
     public static List<LinuxProcess> all() {
+        return allWhose(argv -> true);
+    }
+
+    /**
+     * Every process in /proc whose command line {@code wanted} accepts. Only the command line is read of the others: a
+     * scan for leftovers reads one file per process on the host, and their stat only for the few it looks for.
+     */
+    public static List<LinuxProcess> allWhose(Predicate<List<String>> wanted) {
         List<LinuxProcess> processes = new ArrayList<>();
-        try (DirectoryStream<Path> entries = Files.newDirectoryStream(PROC, entry -> entry.getFileName().toString().matches("\\d+"))) {
+        try (DirectoryStream<Path> entries = Files.newDirectoryStream(PROC)) {
             for (Path entry : entries) {
-                read(Long.parseLong(entry.getFileName().toString())).ifPresent(processes::add);
+                String name = entry.getFileName().toString();
+                if (!isPid(name)) continue;
+                try {
+                    List<String> argv = splitCmdline(Files.readAllBytes(entry.resolve("cmdline")));
+                    if (wanted.test(argv)) processes.add(withStat(Long.parseLong(name), argv));
+                } catch (IOException | RuntimeException vanished) {
+                    // it exited while being read: it is not there
+                }
             }
         } catch (IOException e) {
             throw new VirtiofsdException("cannot list /proc: " + e.getMessage(), e);
         }
         return processes;
+    }
+
+    private static LinuxProcess withStat(long pid, List<String> argv) throws IOException {
+        String stat = Files.readString(PROC.resolve(Long.toString(pid)).resolve("stat"), StandardCharsets.UTF_8);
+        // the command name in parentheses may itself contain spaces or parentheses: parse after the last ')'
+        String[] fields = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+        char state = fields[0].charAt(0);
+        long parentPid = Long.parseLong(fields[1]);
+        long startTicks = Long.parseLong(fields[19]);
+        return new LinuxProcess(pid, parentPid, state, startTicks, argv);
+    }
+
+    private static boolean isPid(String name) {
+        if (name.isEmpty()) return false;
+        for (int i = 0; i < name.length(); i++) {
+            if (name.charAt(i) < '0' || name.charAt(i) > '9') return false;
+        }
+        return true;
     }
 
     private static List<String> splitCmdline(byte[] cmdline) {
@@ -100,13 +126,23 @@ public record LinuxProcess(long pid, long parentPid, char state, long startTicks
 
     /** True when the command line is a virtiofsd (by program name) listening on exactly this socket path. */
     public boolean isVirtiofsdServing(Path socketPath) {
-        boolean isVirtiofsd = argv.stream().limit(4).anyMatch(arg -> Path.of(arg).getFileName() != null
+        return virtiofsdSocket(argv).filter(socketPath.toString()::equals).isPresent();
+    }
+
+    /** The socket path a virtiofsd command line (by program name) listens on; empty for any other command line. */
+    static Optional<String> virtiofsdSocket(List<String> argv) {
+        // the name's test first: a scan asks this of every process on the host
+        boolean isVirtiofsd = argv.stream().limit(4).anyMatch(arg -> arg.endsWith("virtiofsd") && Path.of(arg).getFileName() != null
                 && Path.of(arg).getFileName().toString().equals("virtiofsd"));
-        return isVirtiofsd && socketPath.toString().equals(optionValue("--socket-path").orElse(optionValue("--socket").orElse(null)));
+        return isVirtiofsd ? optionValue(argv, "--socket-path").or(() -> optionValue(argv, "--socket")) : Optional.empty();
     }
 
     /** Value of a long option written either as {@code --name=value} or {@code --name value}. */
     public Optional<String> optionValue(String name) {
+        return optionValue(argv, name);
+    }
+
+    private static Optional<String> optionValue(List<String> argv, String name) {
         for (int i = 0; i < argv.size(); i++) {
             String arg = argv.get(i);
             if (arg.startsWith(name + "=")) return Optional.of(arg.substring(name.length() + 1));

@@ -12,9 +12,12 @@ import java.nio.file.Path;
 import java.nio.file.attribute.BasicFileAttributes;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Collection;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -182,41 +185,60 @@ public final class VirtiofsdLauncher implements AutoCloseable {
      * SIGTERM first, SIGKILL after the grace period. Returns the pids it signalled.
      */
     public List<Long> killLeftovers(Path socketPath) {
-        Path socket = socketPath.toAbsolutePath().normalize();
-        Set<Long> terminated = new LinkedHashSet<>();
+        return killLeftovers(List.of(socketPath)).values().iterator().next();
+    }
+
+    /**
+     * {@link #killLeftovers(Path)} for several socket paths (a sandbox's shares) with one scan of /proc per round, not
+     * one per path: a scan reads a file of every process on the host. Returns the pids signalled for each path.
+     */
+    public Map<Path, List<Long>> killLeftovers(Collection<Path> socketPaths) {
+        Map<String, Path> sockets = new LinkedHashMap<>();
+        for (Path path : socketPaths) {
+            Path socket = path.toAbsolutePath().normalize();
+            sockets.put(socket.toString(), socket);
+        }
+        Map<Path, Set<Long>> terminated = new LinkedHashMap<>();
+        sockets.values().forEach(socket -> terminated.put(socket, new LinkedHashSet<>()));
         Set<Long> killed = new HashSet<>();
         long sigkillAt = System.nanoTime() + settings.stopGrace().toNanos();
         long giveUpAt = sigkillAt + Duration.ofSeconds(5).toNanos();
         // scan until none is left: a namespace-sandbox child may outlive its parent for a moment
-        for (List<LinuxProcess> alive = leftoversServing(socket); !alive.isEmpty(); alive = leftoversServing(socket)) {
+        for (List<LinuxProcess> alive = leftoversServing(sockets.keySet()); !alive.isEmpty(); alive = leftoversServing(sockets.keySet())) {
             boolean force = System.nanoTime() > sigkillAt;
             if (System.nanoTime() > giveUpAt) {
-                throw new VirtiofsdException("leftover virtiofsd on " + socket + " still running after SIGKILL: pids "
+                throw new VirtiofsdException("leftover virtiofsd on " + sockets.keySet() + " still running after SIGKILL: pids "
                         + alive.stream().map(LinuxProcess::pid).toList());
             }
             for (LinuxProcess leftover : alive) {
+                Path socket = sockets.get(LinuxProcess.virtiofsdSocket(leftover.argv()).orElseThrow());
                 if (force && killed.add(leftover.pid())) {
                     LOG.log(Level.WARNING, "leftover virtiofsd pid {0} on {1} ignored SIGTERM, sending SIGKILL",
                             Long.toString(leftover.pid()), socket);
                     signal(leftover, socket, true);
-                } else if (terminated.add(leftover.pid())) {
+                } else if (terminated.get(socket).add(leftover.pid())) {
                     LOG.log(Level.INFO, "killing leftover virtiofsd pid {0} on {1}", Long.toString(leftover.pid()), socket);
                     signal(leftover, socket, false);
                 }
             }
             sleepBriefly();
         }
-        // a killed virtiofsd whose leader thread is a zombie already (no command line any more, so the scan above no
-        // longer sees it) may still hold the listening socket while its other threads exit: the path is free, and its
-        // socket file may go, only once the kernel lists nothing listening on it
-        if (!terminated.isEmpty()) awaitNoListener(socket, terminated, giveUpAt);
-        try {
-            Files.deleteIfExists(socket);
-            Files.deleteIfExists(ShareSpec.pidFileOf(socket));
-        } catch (IOException e) {
-            throw new VirtiofsdException("cannot remove leftover socket " + socket + " or its pid file: " + e.getMessage(), e);
+        Map<Path, List<Long>> signalled = new LinkedHashMap<>();
+        for (Map.Entry<Path, Set<Long>> bySocket : terminated.entrySet()) {
+            Path socket = bySocket.getKey();
+            // a killed virtiofsd whose leader thread is a zombie already (no command line any more, so the scan above no
+            // longer sees it) may still hold the listening socket while its other threads exit: the path is free, and its
+            // socket file may go, only once the kernel lists nothing listening on it
+            if (!bySocket.getValue().isEmpty()) awaitNoListener(socket, bySocket.getValue(), giveUpAt);
+            try {
+                Files.deleteIfExists(socket);
+                Files.deleteIfExists(ShareSpec.pidFileOf(socket));
+            } catch (IOException e) {
+                throw new VirtiofsdException("cannot remove leftover socket " + socket + " or its pid file: " + e.getMessage(), e);
+            }
+            signalled.put(socket, List.copyOf(bySocket.getValue()));
         }
-        return List.copyOf(terminated);
+        return signalled;
     }
 
     private static void awaitNoListener(Path socket, Set<Long> killed, long giveUpAt) {
@@ -229,8 +251,9 @@ public final class VirtiofsdLauncher implements AutoCloseable {
         }
     }
 
-    private static List<LinuxProcess> leftoversServing(Path socket) {
-        return LinuxProcess.all().stream().filter(p -> !p.isZombie() && p.isVirtiofsdServing(socket)).toList();
+    private static List<LinuxProcess> leftoversServing(Set<String> sockets) {
+        return LinuxProcess.allWhose(argv -> LinuxProcess.virtiofsdSocket(argv).filter(sockets::contains).isPresent()).stream()
+                .filter(p -> !p.isZombie()).toList();
     }
 
     /** Signals the process only if this very process (same start time) is still that virtiofsd. */

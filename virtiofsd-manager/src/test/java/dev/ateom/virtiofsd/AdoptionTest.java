@@ -17,6 +17,7 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
@@ -176,6 +177,38 @@ class AdoptionTest {
             leftoverB.waitFor(5, TimeUnit.SECONDS);
         }
         assertThat(socketB).doesNotExist();
+    }
+
+    @Test
+    void killLeftoversOfSeveralSocketsKillsEachSocketsOwnAndNothingElse() throws Exception {
+        Path socketA = run.resolve("a.sock");
+        Path socketB = run.resolve("b.sock");
+        Path socketC = run.resolve("c.sock");
+        Process leftoverA = startBare(socketA);
+        Process leftoverB = startBare(socketB);
+        Process leftoverC = startBare(socketC);
+        try {
+            awaitListening(socketA);
+            awaitListening(socketB);
+            awaitListening(socketC);
+
+            Map<Path, List<Long>> killed = fixture.launcher().killLeftovers(List.of(socketA, socketB));
+
+            assertThat(killed).containsOnlyKeys(socketA, socketB);
+            assertThat(killed.get(socketA)).contains(leftoverA.pid()).doesNotContain(leftoverB.pid());
+            assertThat(killed.get(socketB)).contains(leftoverB.pid()).doesNotContain(leftoverA.pid());
+            assertThat(leftoverA.waitFor(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(leftoverB.waitFor(5, TimeUnit.SECONDS)).isTrue();
+            assertThat(ProcessLeaks.mentioning(socketA)).isEmpty();
+            assertThat(ProcessLeaks.mentioning(socketB)).isEmpty();
+            assertThat(socketA).doesNotExist();
+            assertThat(socketB).doesNotExist();
+            assertThat(leftoverC.isAlive()).as("a virtiofsd on a socket not asked for").isTrue();
+            assertThat(socketC).exists();
+        } finally {
+            fixture.launcher().killLeftovers(List.of(socketA, socketB, socketC));
+            leftoverC.waitFor(5, TimeUnit.SECONDS);
+        }
     }
 
     @Test

@@ -1,7 +1,6 @@
 package dev.ateom.microvm.sandbox.operation;
 
 import dev.ateom.chv.ChvProcess;
-import dev.ateom.microvm.sandbox.ShareRuntime;
 import dev.ateom.microvm.sandbox.VmRuntime;
 import dev.ateom.microvm.vm.SandboxLayout;
 import dev.ateom.process.ProcessKill;
@@ -44,10 +43,14 @@ final class ProcessLeftovers {
         if (runtime == null) return;
         killChv(runtime);
         if (virtiofsd == null) return; // no usable virtiofsd binary: none can have been started by this daemon
-        for (ShareRuntime share : runtime.shares()) {
-            var killed = virtiofsd.killLeftovers(Path.of(share.socket()));
-            if (!killed.isEmpty()) LOG.log(INFO, "killed leftover virtiofsd " + killed + " of " + share.socket());
-        }
+        killShares(virtiofsd, runtime.shares().stream().map(share -> Path.of(share.socket())).toList(), "leftover");
+    }
+
+    /** Whatever virtiofsd serves these sockets, found by one scan of /proc for all of them. */
+    private static void killShares(VirtiofsdLauncher virtiofsd, List<Path> sockets, String what) {
+        virtiofsd.killLeftovers(sockets).forEach((socket, killed) -> {
+            if (!killed.isEmpty()) LOG.log(INFO, "killed " + what + " virtiofsd " + killed + " of " + socket);
+        });
     }
 
     static void killChv(VmRuntime runtime) {
@@ -94,11 +97,8 @@ final class ProcessLeftovers {
             String apiSocket = new SandboxLayout.EpochLayout(epoch).apiSocket().toString();
             ProcessHandle.allProcesses().filter(p -> hasArgument(p.pid(), apiSocket)).forEach(p -> stop(p, apiSocket));
             if (virtiofsd == null) continue;
-            for (ShareKind kind : ShareKind.values()) {
-                Path socket = ShareSpec.inRunDir(sandboxId, kind, epoch, epoch, ShareOptions.DEFAULT).socketPath();
-                var killed = virtiofsd.killLeftovers(socket);
-                if (!killed.isEmpty()) LOG.log(INFO, "killed unrecorded virtiofsd " + killed + " of " + socket);
-            }
+            killShares(virtiofsd, Stream.of(ShareKind.values())
+                    .map(kind -> ShareSpec.inRunDir(sandboxId, kind, epoch, epoch, ShareOptions.DEFAULT).socketPath()).toList(), "unrecorded");
         }
     }
 
