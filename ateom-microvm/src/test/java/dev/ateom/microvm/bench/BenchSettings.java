@@ -50,7 +50,7 @@ public record BenchSettings(List<String> backends, int cycles, List<Integer> sca
                 Integer.getInteger("bench.archiveRounds", 3),
                 Long.getLong("bench.snapshotMib", 1024) << 20,
                 Integer.getInteger("bench.syncUpdates", 200),
-                Duration.ofSeconds(2), Duration.ofSeconds(Integer.getInteger("bench.readinessSeconds", 600)),
+                Duration.ofSeconds(6), Duration.ofSeconds(Integer.getInteger("bench.readinessSeconds", 600)),
                 extra.isEmpty() ? List.of() : List.of(extra.split("\\s+")),
                 output, Boolean.parseBoolean(System.getProperty("bench.baseline", "true")));
     }
