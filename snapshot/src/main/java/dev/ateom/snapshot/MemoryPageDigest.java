@@ -8,6 +8,7 @@ import java.nio.file.Path;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.List;
 
 /**
  * The digest of guest memory ({@code memory-ranges}): SHA-256 over every 4 KiB page that is not all zero,
@@ -29,10 +30,11 @@ public final class MemoryPageDigest {
     public static String of(Path file) throws IOException {
         MessageDigest digest = Sha256.newDigest();
         ByteBuffer index = ByteBuffer.allocate(Long.BYTES);
-        ByteBuffer buffer = ByteBuffer.allocate(CHUNK);
         try (NativeFile nativeFile = NativeFile.openReadOnly(file);
              FileChannel channel = SafeOpen.regularFile(file)) {
-            for (Extent extent : nativeFile.dataExtents()) {
+            List<Extent> extents = nativeFile.dataExtents();
+            ByteBuffer buffer = ByteBuffer.allocate(ReadBufferSize.forExtents(extents, CHUNK));
+            for (Extent extent : extents) {
                 // extents start on block boundaries, which are page multiples on every filesystem we use;
                 // align down anyway so a page is always hashed whole
                 long start = extent.offset() - extent.offset() % PAGE;

@@ -8,6 +8,7 @@ import java.nio.file.StandardOpenOption;
 import java.security.MessageDigest;
 import java.util.Arrays;
 import java.util.HexFormat;
+import java.util.List;
 
 /**
  * Keeps a snapshot's {@code memory-ranges} sparse: punches holes over every all-zero page of its
@@ -39,8 +40,9 @@ public final class MemoryRangesCompactor {
         long punched = 0;
         try (NativeFile nativeFile = NativeFile.openReadWrite(file);
              FileChannel channel = FileChannel.open(file, StandardOpenOption.READ)) {
-            ByteBuffer buffer = ByteBuffer.allocate(CHUNK);
-            for (Extent extent : nativeFile.dataExtents()) {
+            List<Extent> extents = nativeFile.dataExtents();
+            ByteBuffer buffer = ByteBuffer.allocate(ReadBufferSize.forExtents(extents, CHUNK));
+            for (Extent extent : extents) {
                 // pages as MemoryPageDigest counts them: extents start on block boundaries, aligned down anyway
                 long start = extent.offset() - extent.offset() % PAGE_SIZE;
                 long runStart = -1; // start of the current run of zero pages, -1 when none

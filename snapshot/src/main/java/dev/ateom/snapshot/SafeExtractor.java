@@ -68,7 +68,8 @@ final class SafeExtractor {
     };
 
     private final ExtractOptions options;
-    private final byte[] buffer = new byte[BUFFER];
+    /** Grown to the largest entry copied so far, up to {@code BUFFER}: a durable dir of small files needs no 1 MiB. */
+    private byte[] buffer = new byte[0];
     private DirectoryChain<Pending> chain;
     private ParallelFileWriter writers;
     private long entries;
@@ -426,6 +427,7 @@ final class SafeExtractor {
     }
 
     private void copy(InputStream in, NativeFile out, long position, long length, String raw) throws IOException {
+        if (buffer.length < Math.min(length, BUFFER)) buffer = new byte[ReadBufferSize.forContent(length, BUFFER)];
         long done = 0;
         while (done < length) {
             int read = in.readNBytes(buffer, 0, (int) Math.min(buffer.length, length - done));

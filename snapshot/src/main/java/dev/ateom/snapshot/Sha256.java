@@ -10,13 +10,15 @@ import java.util.HexFormat;
 
 /** SHA-256 of a file's content, streamed. */
 final class Sha256 {
+    private static final int CHUNK = 1 << 20;
+
     private Sha256() {
     }
 
     static String of(Path file) throws IOException {
         MessageDigest digest = newDigest();
-        ByteBuffer buffer = ByteBuffer.allocate(1 << 20);
         try (FileChannel channel = SafeOpen.regularFile(file)) {
+            ByteBuffer buffer = ByteBuffer.allocate(ReadBufferSize.forContent(channel.size(), CHUNK));
             while (channel.read(buffer.clear()) >= 0) {
                 digest.update(buffer.array(), 0, buffer.position());
             }
