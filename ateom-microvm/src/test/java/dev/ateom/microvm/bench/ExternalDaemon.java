@@ -145,6 +145,23 @@ final class ExternalDaemon implements AutoCloseable {
                 counter(metrics.body(), "ateom_vmm_pool_claims_total{source=\"cold\"}"));
     }
 
+    /**
+     * Until its warm pool is full again ({@code ateom_vmm_pool_ready} at {@code ateom_vmm_pool_size}): the refill a claim
+     * started (here a stand-in JVM, ~0.5 s of CPU; a real CHV's start is a few ms) is over. Polled every 25 ms.
+     *
+     * @return whether it was full within {@code max}
+     */
+    boolean awaitPoolFull(Duration max) throws Exception {
+        long deadline = System.nanoTime() + max.toNanos();
+        while (true) {
+            BenchHttp.Answer metrics = http.send("GET", "/metrics", Map.of("Authorization", "Bearer " + token), null);
+            if (metrics.status() != 200) throw new IllegalStateException("GET /metrics answered " + metrics.status());
+            if (counter(metrics.body(), "ateom_vmm_pool_ready") >= counter(metrics.body(), "ateom_vmm_pool_size")) return true;
+            if (System.nanoTime() > deadline) return false;
+            Thread.sleep(25);
+        }
+    }
+
     /** A counter's value; 0 before its first count, when it is not exposed yet. */
     private static long counter(String exposition, String series) {
         return Math.round(PrometheusText.value(exposition, series).orElse(0));

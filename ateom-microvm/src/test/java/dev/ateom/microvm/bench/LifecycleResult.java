@@ -1,5 +1,6 @@
 package dev.ateom.microvm.bench;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -18,7 +19,8 @@ final class LifecycleResult {
             "resume", List.of("vmRestore", "vmResume"),
             "resumeLater", List.of("vmRestore", "vmResume"),
             "resumeAfterRun", List.of("vmRestore", "vmResume"),
-            "clone", List.of("vmRestore", "vmResume"));
+            "clone", List.of("vmRestore", "vmResume"),
+            "cloneLater", List.of("vmRestore", "vmResume"));
 
     /**
      * One answer: its wall time, the hypervisor's calls in it, the daemon's {@code total} and its record saves
@@ -36,12 +38,13 @@ final class LifecycleResult {
 
     /** The daemon's own share of resume and clone: the goals of issue 27 (ms, p50). */
     static final Map<String, Double> OWN_SHARE_GOALS = Map.of("resume", 15.0, "resumeLater", 15.0, "resumeAfterRun", 15.0,
-            "clone", 20.0);
+            "clone", 20.0, "cloneLater", 20.0);
 
     private final String backend;
     private Percentiles virtiofsdFloor;
     private LifecycleResult baseline;
     private ExternalDaemon.PoolClaims poolClaims;
+    private String settles = "";
     private final Map<String, List<Sample>> samples = new LinkedHashMap<>();
     private final Map<String, List<Double>> apiOnly = new LinkedHashMap<>();
     private final Map<String, List<Double>> apiOnlyInDaemon = new LinkedHashMap<>();
@@ -97,6 +100,12 @@ final class LifecycleResult {
 
     private static String claimsLine(String counts) {
         return String.format("%nVMMs the cycles' bring-ups took from the warm pool / started cold: %s%n", counts);
+    }
+
+    /** How often the cycles waited for every daemon's pool to be full (resumeLater, cloneLater), and how often in vain. */
+    void settles(int waits, int ranOut, Duration max) {
+        this.settles = waits == 0 ? "" : String.format("%nwaits for every daemon's warm pool to be full before resumeLater and cloneLater: %d,"
+                + " of which %d ran out at %d s%n", waits, ranOut, max.toSeconds());
     }
 
     /** The same cycles on a daemon with the path before issue 27, interleaved with these in the same run. */
@@ -165,7 +174,7 @@ final class LifecycleResult {
         out.append("| op | API p50 | API p99 | hypervisor p50 | hypervisor p99 | own p50 | own p99 | outside p50 | of it in the daemon p50"
                 + " | records p50 | goal (own p50) | met |\n");
         out.append("|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|---|---|\n");
-        for (String op : List.of("resume", "resumeAfterRun", "resumeLater", "clone")) {
+        for (String op : List.of("resume", "resumeAfterRun", "resumeLater", "clone", "cloneLater")) {
             if (!samples.containsKey(op)) continue;
             Percentiles api = api(op);
             Percentiles hv = of(op, Sample::hypervisorMs);
@@ -203,7 +212,7 @@ final class LifecycleResult {
                     after.poolClaims.warm(), after.poolClaims.cold())));
         }
         out.append("\nsteps before and after (p50 ms):\n\n");
-        for (String op : List.of("resume", "resumeAfterRun", "resumeLater", "clone")) {
+        for (String op : List.of("resume", "resumeAfterRun", "resumeLater", "clone", "cloneLater")) {
             for (LifecycleResult r : List.of(before, after)) {
                 if (!r.steps.containsKey(op)) continue;
                 out.append("- ").append(op).append(r == before ? " before:" : " after:");
@@ -240,6 +249,7 @@ final class LifecycleResult {
         out.append(ownShareTable()).append(apiOnlyTable());
         if (baseline != null) out.append(baseline.ownShareTable()).append(comparison(baseline, this));
         else if (poolClaims != null) out.append(claimsLine(String.format("%d / %d", poolClaims.warm(), poolClaims.cold())));
+        out.append(settles);
         if (virtiofsdFloor != null) out.append(floorTable());
         out.append("\nsteps as the daemon reports them (p50 ms; steps that run in parallel overlap):\n\n");
         steps.forEach((op, byStep) -> {
