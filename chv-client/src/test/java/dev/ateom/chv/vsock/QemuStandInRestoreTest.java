@@ -43,6 +43,11 @@ class QemuStandInRestoreTest {
     private static final System.Logger LOG = System.getLogger(QemuStandInRestoreTest.class.getName());
     private static final ObjectMapper JSON = new ObjectMapper();
     private static final long AGENT_PORT = 49983;
+    /**
+     * How long the stand-in waits for a vhost-user back-end. Its shares listen before each call (ShareDaemon waits for
+     * that), so only the restore meant to fail on a dead socket waits it out, and a longer wait would assert nothing more.
+     */
+    private static final Duration VHOST_USER_TIMEOUT = Duration.ofSeconds(1);
     private static GuestImage image;
 
     @TempDir
@@ -61,7 +66,7 @@ class QemuStandInRestoreTest {
             sandbox.startShares(1);
             Path vsock1 = dir.resolve("vsock-1.sock");
             long bootMs, pauseMs, snapshotMs, restoreMs, resumeMs;
-            try (ChvProcess vmm = QemuStandIn.start(dir, "vmm1", Duration.ofSeconds(5))) {
+            try (ChvProcess vmm = QemuStandIn.start(dir, "vmm1", VHOST_USER_TIMEOUT)) {
                 ChvClient chv = vmm.client();
                 chv.create(config(sandbox, 1, vsock1));
                 Instant t0 = Instant.now();
@@ -97,7 +102,7 @@ class QemuStandInRestoreTest {
             sandbox.replaceIdentity("B");
             Instant savedUntil = Instant.now();
 
-            try (ChvProcess vmm = QemuStandIn.start(dir, "vmm2", Duration.ofSeconds(5))) {
+            try (ChvProcess vmm = QemuStandIn.start(dir, "vmm2", VHOST_USER_TIMEOUT)) {
                 ChvClient chv = vmm.client();
                 // ---- a rewrite that leaves ateDurable on its old (dead) socket fails like CHV
                 sandbox.startShares(2);
@@ -152,7 +157,7 @@ class QemuStandInRestoreTest {
         try (var sandbox = new SandboxDirs(dir, image, "A")) {
             sandbox.startShares(1);
             int handle;
-            try (ChvProcess vmm = QemuStandIn.start(dir, "vmm1", Duration.ofSeconds(5))) {
+            try (ChvProcess vmm = QemuStandIn.start(dir, "vmm1", VHOST_USER_TIMEOUT)) {
                 ChvClient chv = vmm.client();
                 chv.create(config(sandbox, 1, dir.resolve("vsock-1.sock")));
                 chv.boot();
@@ -167,7 +172,7 @@ class QemuStandInRestoreTest {
             }
             // the host loses a file the guest holds (ateDurable's virtiofsd runs with --migration-on-error abort)
             Files.delete(sandbox.durable.resolve("held.txt"));
-            try (ChvProcess vmm = QemuStandIn.start(dir, "vmm2", Duration.ofSeconds(5))) {
+            try (ChvProcess vmm = QemuStandIn.start(dir, "vmm2", VHOST_USER_TIMEOUT)) {
                 ChvClient chv = vmm.client();
                 List<ShareDaemon> second = sandbox.startShares(2);
                 rewrite(snapshot, sandbox, 2, dir.resolve("vsock-2.sock"), Map.of());
