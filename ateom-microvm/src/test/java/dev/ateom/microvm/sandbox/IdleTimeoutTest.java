@@ -29,6 +29,12 @@ class IdleTimeoutTest {
     static final DaemonExtension daemon =
             DaemonExtension.startedBy(root -> new DaemonHarness(root, Map.of(ConfigOption.IDLE_MINIMUM_SECONDS, "1"), probe));
 
+    /**
+     * The timeout of the sandboxes kept in use: longer than the tick (0.5 s), than the guest activity poll (1 s, the
+     * daemon's shortest) and than the gaps between the uses below, so only a use that does not count lets it run out.
+     */
+    static final int IN_USE_AFTER_SECONDS = 2;
+
     @Test
     void anUntouchedSandboxIsSuspendedAfterAnIdleEventAndItsTimerStartsAgainAtResume() throws Exception {
         Instant before = Instant.now();
@@ -65,7 +71,7 @@ class IdleTimeoutTest {
     /** Checkpoints every quarter second until 2 s past its first deadline: never acted on; then left alone, it is suspended. */
     @Test
     void aSandboxUsedThroughTheApiIsNotActedOn() throws Exception {
-        Instant firstDeadline = deadlineOf(daemon.createOk(idle(daemon.spec("idle-api", "idle-api"), 4, "suspend")));
+        Instant firstDeadline = deadlineOf(daemon.createOk(idle(daemon.spec("idle-api", "idle-api"), IN_USE_AFTER_SECONDS, "suspend")));
         int checkpoints = 0;
         while (Instant.now().isBefore(firstDeadline.plusSeconds(2))) {
             var checkpoint = daemon.post("/v1/sandboxes/idle-api/checkpoint", "{}");
@@ -82,7 +88,7 @@ class IdleTimeoutTest {
     /** The guest's activity counter changes every 200 ms until 2 s past the first deadline: never acted on; then it is. */
     @Test
     void aSandboxWhoseGuestReportsActivityIsNotActedOn() throws Exception {
-        ObjectNode spec = idle(daemon.spec("idle-guest", "idle-guest"), 4, "suspend");
+        ObjectNode spec = idle(daemon.spec("idle-guest", "idle-guest"), IN_USE_AFTER_SECONDS, "suspend");
         spec.putObject("readiness").put("type", "probe").put("port", 1024);
         Instant firstDeadline = deadlineOf(daemon.createOk(spec));
         long pollsBefore = probe.polls.get();
