@@ -28,10 +28,6 @@ import java.util.function.IntFunction;
  */
 final class BackendBench {
     private static final Logger LOG = System.getLogger(BackendBench.class.getName());
-    /** How long after its suspend the lifecycle's {@code resumeLater} comes. */
-    static final Duration RESUME_LATER = Duration.ofMillis(500);
-    /** How long the sandbox runs before the suspend of {@code resumeAfterRun}. */
-    static final Duration RAN_BEFORE_SUSPEND = Duration.ofMillis(1500);
     /** How long {@link #settle} waits for the daemons' pools at most. */
     static final Duration SETTLE_MAX = Duration.ofSeconds(5);
     /** What {@link #settle} waits once the pools are full: the last operation's work beside (teardown, clone ahead). */
@@ -154,7 +150,7 @@ final class BackendBench {
         for (int i = 0; i < cycles; i++) {
             // a resume right after its suspend, the sandbox having run a while before (as any does between a resume and
             // its suspend; past --virtiofsd-ahead-running-ms, so the next virtiofsd may serve by the suspend)
-            Thread.sleep(RAN_BEFORE_SUSPEND.toMillis());
+            Thread.sleep(settings.pauses().ranBeforeSuspend().toMillis());
             for (Subject s : inTurn(subjects, i)) {
                 s.result().record("suspend", s.daemon().post("/v1/sandboxes/" + subject + "/suspend", "{}").expect(200));
                 s.result().record("resumeAfterRun", s.daemon().post("/v1/sandboxes/" + subject + "/resume", "{}").expect(200));
@@ -170,7 +166,7 @@ final class BackendBench {
             for (Subject s : inTurn(subjects, i)) {
                 s.result().record("suspend", s.daemon().post("/v1/sandboxes/" + subject + "/suspend", "{}").expect(200));
             }
-            Thread.sleep(RESUME_LATER.toMillis());
+            Thread.sleep(settings.pauses().resumeLater().toMillis());
             for (Subject s : inTurn(subjects, i)) {
                 settle(subjects);
                 s.result().record("resumeLater", s.daemon().post("/v1/sandboxes/" + subject + "/resume", "{}").expect(200));

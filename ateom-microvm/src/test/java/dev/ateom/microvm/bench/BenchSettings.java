@@ -19,6 +19,7 @@ import java.util.List;
  * @param snapshotBytes   guest memory written by the snapshot-write comparison
  * @param syncUpdates     source updates per row of the system-info sync lag
  * @param settle          wait after daemon start before reading its idle RSS (start-up garbage and JIT settle)
+ * @param pauses          the pauses inside each lifecycle cycle that make its resumeAfterRun and resumeLater what they are
  * @param readiness       how long a guest may take to boot (TCG guests boot slowly, more so twenty at once)
  * @param daemonArgs      extra daemon flags, e.g. {@code --vmm-pool 0}
  * @param output          where the markdown and the charts go
@@ -27,8 +28,20 @@ import java.util.List;
  */
 public record BenchSettings(List<String> backends, int cycles, List<Integer> scalingLevels, List<Integer> guestScalingLevels,
                             int scalingRounds, long archiveBytes,
-                            int archiveRounds, long snapshotBytes, int syncUpdates, Duration settle, Duration readiness,
-                            List<String> daemonArgs, Path output, boolean baseline) {
+                            int archiveRounds, long snapshotBytes, int syncUpdates, Duration settle, CyclePauses pauses,
+                            Duration readiness, List<String> daemonArgs, Path output, boolean baseline) {
+    /**
+     * @param ranBeforeSuspend how long the sandbox runs before the suspend of {@code resumeAfterRun} (past
+     *                         {@code --virtiofsd-ahead-running-ms}, so the next virtiofsd may serve by the suspend)
+     * @param resumeLater      how long after its suspend {@code resumeLater} comes (its suspend's teardown done by then)
+     */
+    public record CyclePauses(Duration ranBeforeSuspend, Duration resumeLater) {
+        /** What the measuring runs wait. */
+        public static final CyclePauses MEASURED = new CyclePauses(Duration.ofMillis(1500), Duration.ofMillis(500));
+        /** No pause: for a run that checks only the shape of the output, where the operations' timings mean nothing. */
+        public static final CyclePauses NONE = new CyclePauses(Duration.ZERO, Duration.ZERO);
+    }
+
     public BenchSettings {
         backends = List.copyOf(backends);
         scalingLevels = List.copyOf(scalingLevels);
@@ -50,7 +63,7 @@ public record BenchSettings(List<String> backends, int cycles, List<Integer> sca
                 Integer.getInteger("bench.archiveRounds", 3),
                 Long.getLong("bench.snapshotMib", 1024) << 20,
                 Integer.getInteger("bench.syncUpdates", 200),
-                Duration.ofSeconds(6), Duration.ofSeconds(Integer.getInteger("bench.readinessSeconds", 600)),
+                Duration.ofSeconds(6), CyclePauses.MEASURED, Duration.ofSeconds(Integer.getInteger("bench.readinessSeconds", 600)),
                 extra.isEmpty() ? List.of() : List.of(extra.split("\\s+")),
                 output, Boolean.parseBoolean(System.getProperty("bench.baseline", "true")));
     }
