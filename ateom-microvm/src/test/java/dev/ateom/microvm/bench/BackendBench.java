@@ -149,9 +149,12 @@ final class BackendBench {
         }
         for (int i = 0; i < cycles; i++) {
             // a resume right after its suspend, the sandbox having run a while before (as any does between a resume and
-            // its suspend; past --virtiofsd-ahead-running-ms, so the next virtiofsd may serve by the suspend)
+            // its suspend; past --virtiofsd-ahead-running-ms, so the next virtiofsd may serve by the suspend); the pair
+            // begins with both pools full, so the suspend's own teardown is what runs beside the resume, not the refill
+            // after the other daemon's resume
             Thread.sleep(settings.pauses().ranBeforeSuspend().toMillis());
             for (Subject s : inTurn(subjects, i)) {
+                settle(subjects);
                 s.result().record("suspend", s.daemon().post("/v1/sandboxes/" + subject + "/suspend", "{}").expect(200));
                 s.result().record("resumeAfterRun", s.daemon().post("/v1/sandboxes/" + subject + "/resume", "{}").expect(200));
             }

@@ -102,10 +102,10 @@ final class LifecycleResult {
         return String.format("%nVMMs the cycles' bring-ups took from the warm pool / started cold: %s%n", counts);
     }
 
-    /** How often the cycles waited for every daemon's pool to be full (resumeLater, cloneLater), and how often in vain. */
+    /** How often the cycles waited for every daemon's pool to be full, and how often in vain. */
     void settles(int waits, int ranOut, Duration max) {
-        this.settles = waits == 0 ? "" : String.format("%nwaits for every daemon's warm pool to be full before resumeLater and cloneLater: %d,"
-                + " of which %d ran out at %d s%n", waits, ranOut, max.toSeconds());
+        this.settles = waits == 0 ? "" : String.format("%nwaits for every daemon's warm pool to be full (before each resumeAfterRun's"
+                + " suspend, resumeLater and cloneLater): %d, of which %d ran out at %d s%n", waits, ranOut, max.toSeconds());
     }
 
     /** The same cycles on a daemon with the path before issue 27, interleaved with these in the same run. */
