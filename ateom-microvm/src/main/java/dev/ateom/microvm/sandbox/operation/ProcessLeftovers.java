@@ -4,6 +4,7 @@ import dev.ateom.chv.ChvProcess;
 import dev.ateom.microvm.sandbox.VmRuntime;
 import dev.ateom.microvm.vm.SandboxLayout;
 import dev.ateom.process.ProcessKill;
+import dev.ateom.process.ProcessTree;
 import dev.ateom.virtiofsd.ShareKind;
 import dev.ateom.virtiofsd.ShareOptions;
 import dev.ateom.virtiofsd.ShareSpec;
@@ -17,9 +18,6 @@ import java.nio.file.Path;
 import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 import java.util.stream.Stream;
 
 import static java.lang.System.Logger.Level.INFO;
@@ -104,13 +102,10 @@ final class ProcessLeftovers {
 
     private static void stop(ProcessHandle process, String apiSocket) {
         process.destroy();
-        try {
-            process.onExit().get(GRACE.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        } catch (ExecutionException | TimeoutException e) {
-            // it did not take the hint: SIGKILL below
-        }
+        // its exit, not its reaping: a leftover of the previous daemon is not this JVM's child, so its zombie waits for
+        // whatever adopted it (PID 1, a subreaper) to reap it, and onExit() counts a zombie as alive. Where that parent
+        // reaps late (~2 s on some hosts) every stop ran out the whole grace. A SIGKILL below if it did not exit.
+        ProcessTree.awaitGone(process.pid(), GRACE);
         // also after a clean exit: what it started (the stand-in's QEMU) dies with it only asynchronously
         if (!ProcessKill.killTree(process, KILL_WAIT)) {
             LOG.log(WARNING, "leftover cloud-hypervisor pid " + process.pid() + " (" + apiSocket + ") survived SIGKILL");
