@@ -4,10 +4,10 @@ import java.util.List;
 
 /**
  * How large a read buffer needs to be: what there is to read, in whole pages, but at most the chunk its caller reads
- * large files in. One chunk (1 MiB) for every file read was most of what a suspend allocated: a commit hashes a few
- * small files (config.json, state.json, the manifest's neighbours) and the memory of a small guest, and each 1 MiB
- * buffer is a sixth of the daemon's young generation ({@code -Xmn8m} in bin/ateom), so every few commits brought a
- * young collection, which lands on whatever request runs then.
+ * large files in. One chunk (1 MiB) for every file read was most of what a suspend allocated: a commit hashes CHV's
+ * config.json and state.json and the durable archive (small ones, mostly) and the memory of a small guest, and each
+ * 1 MiB buffer is a sixth of the daemon's young generation ({@code -Xmn8m} in bin/ateom), so every few commits brought
+ * a young collection, which lands on whatever request runs then.
  */
 final class ReadBufferSize {
     private ReadBufferSize() {
