@@ -38,8 +38,9 @@ public final class MemoryPageDigest {
                 // extents start on block boundaries, which are page multiples on every filesystem we use;
                 // align down anyway so a page is always hashed whole
                 long start = extent.offset() - extent.offset() % PAGE;
-                for (long chunkStart = start; chunkStart < extent.end(); chunkStart += CHUNK) {
-                    int length = (int) Math.min(CHUNK, extent.end() - chunkStart);
+                // in steps of the buffer: a chunk, or less when every extent fits in less
+                for (long chunkStart = start; chunkStart < extent.end(); chunkStart += buffer.capacity()) {
+                    int length = (int) Math.min(buffer.capacity(), extent.end() - chunkStart);
                     read(channel, buffer, chunkStart, length, file);
                     byte[] bytes = buffer.array();
                     int filled = buffer.position();

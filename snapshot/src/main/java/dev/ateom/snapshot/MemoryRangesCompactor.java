@@ -46,8 +46,9 @@ public final class MemoryRangesCompactor {
                 // pages as MemoryPageDigest counts them: extents start on block boundaries, aligned down anyway
                 long start = extent.offset() - extent.offset() % PAGE_SIZE;
                 long runStart = -1; // start of the current run of zero pages, -1 when none
-                for (long chunkStart = start; chunkStart < extent.end(); chunkStart += CHUNK) {
-                    int length = (int) Math.min(CHUNK, extent.end() - chunkStart);
+                // in steps of the buffer: a chunk, or less when every extent fits in less
+                for (long chunkStart = start; chunkStart < extent.end(); chunkStart += buffer.capacity()) {
+                    int length = (int) Math.min(buffer.capacity(), extent.end() - chunkStart);
                     readFully(channel, buffer, chunkStart, length, file);
                     byte[] bytes = buffer.array();
                     for (int pageOffset = 0; pageOffset < length; pageOffset += PAGE_SIZE) {

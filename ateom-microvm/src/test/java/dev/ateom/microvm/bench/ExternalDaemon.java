@@ -139,10 +139,9 @@ final class ExternalDaemon implements AutoCloseable {
      * from {@code ateom_vmm_pool_claims_total}: a cold start puts a whole VMM start on the path of one bring-up.
      */
     PoolClaims poolClaims() throws IOException {
-        BenchHttp.Answer metrics = http.send("GET", "/metrics", Map.of("Authorization", "Bearer " + token), null);
-        if (metrics.status() != 200) throw new IllegalStateException("GET /metrics answered " + metrics.status());
-        return new PoolClaims(counter(metrics.body(), "ateom_vmm_pool_claims_total{source=\"warm\"}"),
-                counter(metrics.body(), "ateom_vmm_pool_claims_total{source=\"cold\"}"));
+        String metrics = metrics();
+        return new PoolClaims(counter(metrics, "ateom_vmm_pool_claims_total{source=\"warm\"}"),
+                counter(metrics, "ateom_vmm_pool_claims_total{source=\"cold\"}"));
     }
 
     /**
@@ -154,15 +153,21 @@ final class ExternalDaemon implements AutoCloseable {
     boolean awaitPoolFull(Duration max) throws Exception {
         long deadline = System.nanoTime() + max.toNanos();
         while (true) {
-            BenchHttp.Answer metrics = http.send("GET", "/metrics", Map.of("Authorization", "Bearer " + token), null);
-            if (metrics.status() != 200) throw new IllegalStateException("GET /metrics answered " + metrics.status());
-            if (counter(metrics.body(), "ateom_vmm_pool_ready") >= counter(metrics.body(), "ateom_vmm_pool_size")) return true;
+            String metrics = metrics();
+            if (counter(metrics, "ateom_vmm_pool_ready") >= counter(metrics, "ateom_vmm_pool_size")) return true;
             if (System.nanoTime() > deadline) return false;
             Thread.sleep(25);
         }
     }
 
-    /** A counter's value; 0 before its first count, when it is not exposed yet. */
+    /** Its {@code /metrics} exposition. */
+    private String metrics() throws IOException {
+        BenchHttp.Answer metrics = http.send("GET", "/metrics", Map.of("Authorization", "Bearer " + token), null);
+        if (metrics.status() != 200) throw new IllegalStateException("GET /metrics answered " + metrics.status());
+        return metrics.body();
+    }
+
+    /** A counter's or gauge's value; 0 before its first count, when it is not exposed yet. */
     private static long counter(String exposition, String series) {
         return Math.round(PrometheusText.value(exposition, series).orElse(0));
     }
