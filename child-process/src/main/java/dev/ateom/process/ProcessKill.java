@@ -3,14 +3,14 @@ package dev.ateom.process;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * SIGKILL to a child and everything it started, returning only once they are gone: the child reaped (its
- * {@link Process#onExit()} done, which the JVM completes after {@code waitpid}), the processes it started gone or
- * zombies. A stop path that only sends the signal returns while its children still live for a moment, and whoever
+ * {@link Process#waitFor} returned, which the JVM's reaper thread lets happen after {@code waitpid}), the processes it
+ * started gone or zombies. Not {@link Process#onExit()}: that future completes through a stage on the common fork-join
+ * pool (one worker on 2 cores), so a blocked worker there, anywhere in the JVM, would hold every kill for its whole
+ * timeout. A stop path that only sends the signal returns while its children still live for a moment, and whoever
  * checks next (a leak check, the next start on the same socket or TAP) sees them.
  *
  * <p>An interrupt does not cut the wait short: a SIGKILLed process dies within milliseconds, and a caller that is
@@ -47,12 +47,9 @@ public final class ProcessKill {
         try {
             while (true) {
                 try {
-                    process.onExit().get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                    return true;
+                    return process.waitFor(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
                 } catch (InterruptedException e) {
                     interrupted = true;
-                } catch (ExecutionException | TimeoutException e) {
-                    return false;
                 }
             }
         } finally {

@@ -64,12 +64,31 @@ public final class VirtiofsdProcess {
         this.log = log;
         this.logMarker = logMarker;
         if (child.isPresent()) {
-            child.get().onExit().thenAccept(p -> rawExit.complete(OptionalInt.of(p.exitValue())));
+            // waited for on a thread of its own, not through Process.onExit(): that future completes by a stage on the
+            // common fork-join pool, which any task blocked there, anywhere in the JVM, holds up (ProcessKill)
+            Process process = child.get();
+            Thread.ofVirtual().name("virtiofsd-exit-" + handle.pid()).start(() -> rawExit.complete(OptionalInt.of(exitValueOf(process))));
         } else {
             handle.onExit().thenAccept(h -> rawExit.complete(OptionalInt.empty()));
         }
         // not on the JDK's reaper or the common pool: the handler may wait for the sandboxed child to die
         rawExit.thenAcceptAsync(this::exited, EXIT_HANDLERS);
+    }
+
+    /** The child's exit code once it exited; an interrupt does not end the wait (nothing else would see the exit). */
+    private static int exitValueOf(Process process) {
+        boolean interrupted = false;
+        try {
+            while (true) {
+                try {
+                    return process.waitFor();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+        } finally {
+            if (interrupted) Thread.currentThread().interrupt();
+        }
     }
 
     public ShareSpec spec() { return spec; }

@@ -3,6 +3,7 @@ package dev.ateom.virtiofsd;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 
+import dev.ateom.fixtures.wait.BlockedAsyncPool;
 import dev.ateom.fixtures.wait.Eventually;
 import dev.ateom.fixtures.wait.ProcessStatus;
 import java.io.IOException;
@@ -113,6 +114,17 @@ class VirtiofsdProcessTest {
         assertThat(process.socketPath()).as("killed virtiofsd leaves its socket; the manager removes it").doesNotExist();
         for (long child : sandboxChildren) {
             assertThat(LinuxProcess.read(child).filter(p -> !p.isZombie())).as("sandbox child %d", child).isEmpty();
+        }
+    }
+
+    /** The exit is seen without any stage on the common fork-join pool, which anything in the JVM may block. */
+    @Test
+    void aCrashIsSeenWhileTheCommonPoolIsBlocked() throws Exception {
+        VirtiofsdProcess process = fixture.launcher().start(spec(ShareKind.DURABLE));
+        process.serving().get(10, TimeUnit.SECONDS);
+        try (BlockedAsyncPool blocked = BlockedAsyncPool.hold()) {
+            kill("-9", process.pid());
+            assertThat(process.onExit().get(10, TimeUnit.SECONDS).reason()).isEqualTo(VirtiofsdExit.Reason.CRASHED);
         }
     }
 
