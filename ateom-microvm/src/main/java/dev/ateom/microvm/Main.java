@@ -7,6 +7,7 @@ import picocli.CommandLine;
 import picocli.CommandLine.Command;
 
 import java.util.Arrays;
+import java.util.Optional;
 
 /** The {@code ateom} command: {@code ateom daemon} runs the daemon; the other subcommands talk to one. */
 @Command(name = "ateom", mixinStandardHelpOptions = true, version = "ateom 0.1.0",
@@ -21,9 +22,24 @@ public final class Main implements Runnable {
         // must precede the first use of java.util.logging (see DaemonLogManager)
         System.setProperty("java.util.logging.manager", DaemonLogManager.class.getName());
         if (args.length > 0 && args[0].equals("daemon")) System.exit(DaemonCommand.execute(Arrays.copyOfRange(args, 1, args.length), "ateom daemon"));
-        System.exit(commandLine().execute(args));
+        System.exit(commandLineFor(args).execute(args));
     }
 
+    /**
+     * The command with only the client subcommand that {@code args} name, when they name one: picocli builds a model of
+     * every command it is given, by reflection over its options, and for all of them that was a third of a CLI call's
+     * start here (docs/decisions.md, "A CLI call's start"). Anything else (help, the version, a mistyped name, which
+     * gets the closest names) gets every command.
+     */
+    static CommandLine commandLineFor(String[] args) {
+        Optional<Class<?>> named = args.length == 0 ? Optional.empty() : ClientCommands.named(args[0]);
+        if (named.isEmpty()) return commandLine();
+        CommandLine cl = new CommandLine(new Main());
+        cl.addSubcommand(named.get());
+        return cl;
+    }
+
+    /** The command with every subcommand. */
     public static CommandLine commandLine() {
         CommandLine cl = new CommandLine(new Main());
         cl.addSubcommand("daemon", DaemonCommand.create());

@@ -9,7 +9,7 @@ import java.util.concurrent.Callable;
 
 /** A subcommand that calls the daemon and prints the answer as a table or as JSON. */
 abstract class ClientCommand implements Callable<Integer> {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = CliJson.MAPPER;
 
     @Mixin
     ClientOptions options;

@@ -1,31 +1,33 @@
 package dev.ateom.microvm.cli;
 
 import picocli.CommandLine;
+import picocli.CommandLine.Command;
 
-/** Registers the client subcommands on the {@code ateom} command. */
+import java.util.Arrays;
+import java.util.List;
+import java.util.Optional;
+
+/** The client subcommands of the {@code ateom} command, in the order its help lists them. */
 public final class ClientCommands {
+    private static final List<Class<?>> COMMANDS = List.of(SandboxCommands.Create.class, SandboxCommands.List.class,
+            SandboxCommands.Get.class, SandboxCommands.Suspend.class, SandboxCommands.Resume.class, CheckpointCommand.class,
+            ForkCommand.class, ProbeCommand.class, EventsCommand.class, SandboxCommands.Clone.class, SandboxCommands.Delete.class,
+            SandboxCommands.Egress.class, SnapshotCommands.List.class, SnapshotCommands.Inspect.class, SnapshotCommands.Delete.class,
+            SnapshotCommands.Push.class, SnapshotCommands.StoreGc.class, SnapshotCommands.StoreResetVerdict.class,
+            TemplateCommands.Group.class, TemplateCommands.Listing.class);
+
     private ClientCommands() {}
 
+    /** Registers every client subcommand (picocli builds each one's model from its annotations now). */
     public static void addTo(CommandLine ateom) {
-        ateom.addSubcommand(new SandboxCommands.Create());
-        ateom.addSubcommand(new SandboxCommands.List());
-        ateom.addSubcommand(new SandboxCommands.Get());
-        ateom.addSubcommand(new SandboxCommands.Suspend());
-        ateom.addSubcommand(new SandboxCommands.Resume());
-        ateom.addSubcommand(new CheckpointCommand());
-        ateom.addSubcommand(new ForkCommand());
-        ateom.addSubcommand(new ProbeCommand());
-        ateom.addSubcommand(new EventsCommand());
-        ateom.addSubcommand(new SandboxCommands.Clone());
-        ateom.addSubcommand(new SandboxCommands.Delete());
-        ateom.addSubcommand(new SandboxCommands.Egress());
-        ateom.addSubcommand(new SnapshotCommands.List());
-        ateom.addSubcommand(new SnapshotCommands.Inspect());
-        ateom.addSubcommand(new SnapshotCommands.Delete());
-        ateom.addSubcommand(new SnapshotCommands.Push());
-        ateom.addSubcommand(new SnapshotCommands.StoreGc());
-        ateom.addSubcommand(new SnapshotCommands.StoreResetVerdict());
-        ateom.addSubcommand(new TemplateCommands.Group());
-        ateom.addSubcommand(new TemplateCommands.Listing());
+        COMMANDS.forEach(ateom::addSubcommand);
+    }
+
+    /** The client subcommand called {@code name} (by its name or an alias), read from its annotation alone. */
+    public static Optional<Class<?>> named(String name) {
+        return COMMANDS.stream().filter(command -> {
+            Command annotation = command.getAnnotation(Command.class);
+            return annotation.name().equals(name) || Arrays.asList(annotation.aliases()).contains(name);
+        }).findFirst();
     }
 }

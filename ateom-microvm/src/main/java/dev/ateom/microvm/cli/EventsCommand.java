@@ -13,7 +13,7 @@ import java.nio.charset.StandardCharsets;
 @Command(name = "events", description = "Follow sandbox events (state changes, finished operations, idle actions) until interrupted.",
         mixinStandardHelpOptions = true)
 final class EventsCommand extends ClientCommand {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = CliJson.MAPPER;
 
     @Option(names = "--since", description = "Replay the events after this id first (from the daemon's ring).") Long since;
     @Option(names = "--sandbox", description = "Only this sandbox's events.") String sandbox;

@@ -1,7 +1,6 @@
 package dev.ateom.microvm.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -19,7 +18,7 @@ final class ForkCommand extends ClientCommand {
 
     @Override
     JsonNode call(DaemonClient client) throws Exception {
-        ObjectNode body = new ObjectMapper().createObjectNode().put("count", count);
+        ObjectNode body = CliJson.MAPPER.createObjectNode().put("count", count);
         if (namePrefix != null) body.put("namePrefix", namePrefix);
         return OperationWaiter.post(client, "forking " + id + " x" + count, "/v1/sandboxes/" + id + "/fork", body.toString());
     }

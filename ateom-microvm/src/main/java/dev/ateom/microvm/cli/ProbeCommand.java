@@ -1,7 +1,6 @@
 package dev.ateom.microvm.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
@@ -25,7 +24,7 @@ final class ProbeCommand extends ClientCommand {
 
     @Override
     JsonNode call(DaemonClient client) {
-        ObjectNode body = new ObjectMapper().createObjectNode().put("command", String.join(" ", words));
+        ObjectNode body = CliJson.MAPPER.createObjectNode().put("command", String.join(" ", words));
         if (timeoutSeconds != null) body.put("timeoutSeconds", timeoutSeconds);
         JsonNode result = client.post("/v1/sandboxes/" + id + "/probe", body.toString());
         if (!result.path("ok").asBoolean()) {

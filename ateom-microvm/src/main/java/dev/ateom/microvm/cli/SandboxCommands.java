@@ -48,7 +48,7 @@ final class SandboxCommands {
 
         @Override
         JsonNode call(DaemonClient client) throws Exception {
-            ObjectMapper json = new ObjectMapper();
+            ObjectMapper json = CliJson.MAPPER;
             ObjectNode body = overrides == null ? json.createObjectNode() : (ObjectNode) json.readTree(overrides.toFile());
             body.put("fromSnapshot", snapshot);
             body.putObject("identity").put("name", name).put("namespace", namespace);
@@ -172,7 +172,7 @@ final class SandboxCommands {
 
         @Override
         JsonNode call(DaemonClient client) {
-            ObjectNode body = new ObjectMapper().createObjectNode();
+            ObjectNode body = CliJson.MAPPER.createObjectNode();
             if (allow != null) Arrays.stream(allow).forEach(body.putArray("allow")::add);
             if (deny != null) Arrays.stream(deny).forEach(body.putArray("deny")::add);
             return client.put("/v1/sandboxes/" + id + "/network/egress", body.toString());
@@ -194,7 +194,7 @@ final class SandboxCommands {
         @Override
         JsonNode call(DaemonClient client) throws Exception {
             ProgressLine.around("deleting " + id, () -> client.delete("/v1/sandboxes/" + id + (snapshots ? "?deleteSnapshots=true" : "")));
-            return new ObjectMapper().createObjectNode().put("deleted", id);
+            return CliJson.MAPPER.createObjectNode().put("deleted", id);
         }
 
         @Override

@@ -1,7 +1,6 @@
 package dev.ateom.microvm.cli;
 
 import com.fasterxml.jackson.databind.JsonNode;
-import com.fasterxml.jackson.databind.ObjectMapper;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
@@ -145,7 +144,7 @@ final class SnapshotCommands {
         void printTable(JsonNode r, PrintStream out) {
             // The inspection document is nested; people get the same JSON, indented.
             try {
-                out.println(new ObjectMapper().writerWithDefaultPrettyPrinter().writeValueAsString(r));
+                out.println(CliJson.MAPPER.writerWithDefaultPrettyPrinter().writeValueAsString(r));
             } catch (Exception e) {
                 out.println(r);
             }
@@ -161,7 +160,7 @@ final class SnapshotCommands {
         @Override
         JsonNode call(DaemonClient client) {
             client.delete("/v1/snapshots/" + id + (remote ? "?remote=true" : force ? "?force=true" : ""));
-            return new ObjectMapper().createObjectNode().put("deleted", id);
+            return CliJson.MAPPER.createObjectNode().put("deleted", id);
         }
 
         @Override

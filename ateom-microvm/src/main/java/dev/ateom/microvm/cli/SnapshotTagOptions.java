@@ -13,7 +13,7 @@ import java.util.List;
  * the query ({@code ?name=}), the labels into the body ({@code {"labels": {...}}}); the daemon checks both.
  */
 final class SnapshotTagOptions {
-    private static final ObjectMapper JSON = new ObjectMapper();
+    private static final ObjectMapper JSON = CliJson.MAPPER;
 
     @Option(names = "--name", paramLabel = "<name>", description = "Name the snapshot (unique on the host).") String name;
     @Option(names = "--label", paramLabel = "<key=value>", description = "Label the snapshot (repeatable).") List<String> labels;

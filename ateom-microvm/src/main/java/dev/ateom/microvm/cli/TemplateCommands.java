@@ -42,7 +42,7 @@ final class TemplateCommands {
 
         @Override
         JsonNode call(DaemonClient client) throws Exception {
-            ObjectMapper json = new ObjectMapper();
+            ObjectMapper json = CliJson.MAPPER;
             String spec = "-".equals(file) ? new String(System.in.readAllBytes(), StandardCharsets.UTF_8) : Files.readString(Path.of(file));
             ObjectNode body = json.createObjectNode().put("name", name);
             body.set("spec", json.readTree(spec));

@@ -156,7 +156,11 @@ class CliSnapshotCommandsTest {
         return new Run(exit, text(out), text(err));
     }
 
-    /** A following command in a thread of its own; its output goes to {@code out} (System.out is swapped meanwhile). */
+    /**
+     * A following command in a thread of its own; its output goes to {@code out} (System.out is swapped meanwhile).
+     * Not on the common fork-join pool: its one worker on 2 cores would sit in the stream's blocking read, and the
+     * daemon in this JVM learns of its children's exits through {@link Process#onExit()}, whose stage runs there.
+     */
     private static CompletableFuture<Integer> runInBackground(ByteArrayOutputStream out, String... args) {
         return runInBackground(out, defaultTarget(), args);
     }
@@ -164,7 +168,8 @@ class CliSnapshotCommandsTest {
     private static CompletableFuture<Integer> runInBackground(ByteArrayOutputStream out, List<String> target, String... args) {
         PrintStream stdout = System.out;
         System.setOut(new PrintStream(out, true, StandardCharsets.UTF_8));
-        return CompletableFuture.supplyAsync(() -> Main.commandLine().execute(argv(target, args)))
+        return CompletableFuture.supplyAsync(() -> Main.commandLine().execute(argv(target, args)), command -> Thread.ofPlatform()
+                        .name("cli-" + args[0]).daemon().start(command))
                 .whenComplete((exit, e) -> System.setOut(stdout));
     }
 
