@@ -49,11 +49,9 @@ class VirtiofsdAheadTest {
     }
 
     /**
-     * A share started ahead that dies after the resume took the set (here right before the CHV claim) is a crash before
-     * any VM connected: the resume starts the shares again instead of failing at the restore. The set's own liveness
-     * check runs beside the resume's first steps; the kill waits 100 ms so that it is almost always past, and the
-     * re-check before the VM (step {@code virtiofsdAgain}) is what finds the dead share. Should the claim find it
-     * instead, it starts its own set: either way all three are new and the resume succeeds, as this test asserts.
+     * A share started ahead that dies after the resume took the set (which checks that each runs), here right before
+     * the rewrite, is a crash before any VM connected: the re-check before the VM (step {@code virtiofsdAgain}) finds
+     * it and the resume starts the shares again instead of failing at the restore.
      */
     @Test
     void aShareThatDiesAfterTheClaimIsStartedAgainAndTheResumeSucceeds() throws Exception {
@@ -63,12 +61,7 @@ class VirtiofsdAheadTest {
         ProcessHandle durable = ProcessHandle.current().children()
                 .filter(child -> ahead.contains(child.pid()) && child.info().commandLine().orElse("").contains("--tag=ateDurable"))
                 .findFirst().orElseThrow();
-        FailPoints.runOnce("resume.chvStart", () -> {
-            try {
-                Thread.sleep(100);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+        FailPoints.runOnce("resume.rewrite", () -> {
             durable.destroyForcibly();
             durable.onExit().join();
         });
@@ -77,6 +70,8 @@ class VirtiofsdAheadTest {
 
         assertThat(resumed.status()).as(resumed.body().toString()).isEqualTo(200);
         assertThat(durable.isAlive()).as("the hook ran: the share was killed").isFalse();
+        assertThat(resumed.body().path("timingsMs").has("virtiofsdAgain")).as("started again by the re-check: %s",
+                resumed.body().path("timingsMs")).isTrue();
         JsonNode runtime = resumed.body().path("sandbox").path("runtime");
         assertThat(TestTools.sharePids(runtime)).as("all three started again").hasSize(3).doesNotContainAnyElementsOf(ahead);
         daemon.assertOnlyProcessesOf(runtime);
@@ -86,8 +81,10 @@ class VirtiofsdAheadTest {
     @Test
     void aFailedResumeLeavesTheSandboxSuspendedWithNoVirtiofsdStartedAheadLeft() throws Exception {
         daemon.createOk(daemon.spec("ah-fail", "ah-fail"));
-        // before the claim (its virtiofsd stay unclaimed), then after it (the claimed ones are in the rollback)
-        for (String point : new String[] {"resume.verify", "resume.vmRestore"}) {
+        // before the bring-up took the set (its virtiofsd stay unclaimed), at the take's own step (taken from the
+        // daemon's sets but not yet claimed: the bring-up kills it), then after the take (the taken ones are in the
+        // rollback), at the VMM's claim and at the restore
+        for (String point : new String[] {"resume.verify", "resume.virtiofsd", "resume.chvStart", "resume.vmRestore"}) {
             suspend("ah-fail");
             int epoch = daemon.get("/v1/sandboxes/ah-fail").body().path("epochs").asInt() + 1;
             awaitServingAhead("ah-fail", epoch);

@@ -125,8 +125,19 @@ final class BringUp {
         };
         // a set that serves already is taken here: a thread of its own would wait for a carrier thread while this one,
         // system-info's and the hand-over's run (1-3 ms on this 2-core host), and the bring-up would wait for it
-        CompletableFuture<ShareSet> starting = ahead.ready() ? CompletableFuture.completedFuture(timer.step("virtiofsd", claimOrStart))
-                : timer.stepBeside("virtiofsd", claimOrStart);
+        CompletableFuture<ShareSet> starting;
+        if (ahead.ready()) {
+            try {
+                starting = CompletableFuture.completedFuture(timer.step("virtiofsd", claimOrStart));
+            } catch (RuntimeException e) {
+                // failed before the take (the step's own start, a fail point): the set started ahead goes; one the take
+                // found unfit is gone already, and a second await finds it so
+                ahead.await().ifPresent(ShareSet::kill);
+                throw e;
+            }
+        } else {
+            starting = timer.stepBeside("virtiofsd", claimOrStart);
+        }
         rollback.add("stop virtiofsd", () -> VmStarter.stopOnceStarted(starting));
         Slot slot = null;
         if (record.spec().hasNetwork()) {
