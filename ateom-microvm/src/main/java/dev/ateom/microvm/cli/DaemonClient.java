@@ -20,10 +20,10 @@ import java.util.function.Predicate;
 /**
  * The CLI's HTTP client: adds the bearer token, turns problem documents into {@link ClientException}s.
  *
- * <p>On {@link HttpURLConnection}, not {@code java.net.http.HttpClient}: a CLI call is one short JVM, and the
- * HttpClient's first request cost ~0.8 s of CPU in a fresh JVM on this 2-core host (its selector thread, executor
- * and HTTP/2 machinery loaded and initialized) against ~0.1 s for HttpURLConnection's (docs/decisions.md, "A CLI
- * call's start"). A request with a body is sent in fixed-length streaming mode, which also keeps HttpURLConnection
+ * <p>On {@link HttpURLConnection}, not {@code java.net.http.HttpClient}: a CLI call is one short JVM, and a fresh
+ * JVM's first request through the HttpClient cost 0.9-1.1 s of CPU on this 2-core host (its selector thread, executor
+ * and HTTP/2 machinery loaded and started) against 0.13-0.19 s through HttpURLConnection, the JVM's start included
+ * (docs/decisions.md, "A CLI call's start"). A request with a body is sent in fixed-length streaming mode, which also keeps HttpURLConnection
  * from silently sending a POST again when the connection fails before the answer.
  */
 final class DaemonClient {
