@@ -83,7 +83,9 @@ final class DaemonClient {
                     + " (use --token-file or ATEOM_TOKEN_FILE)");
         }
         try {
-            HttpURLConnection connection = (HttpURLConnection) URI.create(options.url.replaceAll("/+$", "") + path).toURL().openConnection();
+            if (!(URI.create(options.url.replaceAll("/+$", "") + path).toURL().openConnection() instanceof HttpURLConnection connection)) {
+                throw new ClientException(ExitCodes.USAGE, "not a daemon URL: " + options.url + " (it is http:// or https://)");
+            }
             connection.setRequestMethod(method);
             connection.setConnectTimeout(CONNECT_TIMEOUT_MS);
             connection.setReadTimeout(ANSWER_TIMEOUT_MS);
