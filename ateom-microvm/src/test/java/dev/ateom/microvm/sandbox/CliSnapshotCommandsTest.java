@@ -158,8 +158,9 @@ class CliSnapshotCommandsTest {
 
     /**
      * A following command in a thread of its own; its output goes to {@code out} (System.out is swapped meanwhile).
-     * Not on the common fork-join pool: its one worker on 2 cores would sit in the stream's blocking read, and the
-     * daemon in this JVM learns of its children's exits through {@link Process#onExit()}, whose stage runs there.
+     * Not on the common fork-join pool: its one worker on 2 cores would sit in the stream's blocking read for the whole
+     * test, and whatever else in this JVM has a stage there would wait (the in-process daemon's exit detection did
+     * until stop 47: docs/decisions.md, "A child's exit is seen without the common fork-join pool").
      */
     private static CompletableFuture<Integer> runInBackground(ByteArrayOutputStream out, String... args) {
         return runInBackground(out, defaultTarget(), args);
