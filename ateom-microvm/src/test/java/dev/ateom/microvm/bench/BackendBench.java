@@ -1,5 +1,6 @@
 package dev.ateom.microvm.bench;
 
+import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import dev.ateom.microvm.json.ApiJson;
 import dev.ateom.microvm.sandbox.TestTools;
@@ -204,10 +205,33 @@ final class BackendBench {
                 s.daemon().delete("/v1/sandboxes/m" + i).expect(204);
             }
         }
+        forks(subjects, subject);
         for (Subject s : subjects) s.result().settles(settles, unsettled, SETTLE_MAX);
         for (Subject s : subjects) s.daemon().delete("/v1/sandboxes/" + subject + "?deleteSnapshots=true").expect(204);
         System.out.printf("%s backend: %d lifecycle cycles done%s%n", guest.backend(), cycles,
                 subjects.size() > 1 ? " (before and after, interleaved)" : "");
+    }
+
+    /**
+     * Checkpoint and fork, which issue 27 asks to stay as fast (on the none backend, where the daemon's share is what
+     * shows; a guest's fork is seconds of TCG): the subject runs again, and each cycle checkpoints it, then forks it into
+     * two (a checkpoint of its own, then both clones restored at once) and deletes the clones. Settled before each, as
+     * the fork's clones take two warm VMMs whose refill would otherwise run beside the next cycle.
+     */
+    private void forks(List<Subject> subjects, String subject) throws Exception {
+        if (!guest.backend().equals("none")) return;
+        for (Subject s : subjects) s.daemon().post("/v1/sandboxes/" + subject + "/resume", "{}").expect(200);
+        for (int i = 0; i < settings.cycles(); i++) {
+            for (Subject s : inTurn(subjects, i)) {
+                settle(subjects);
+                s.result().record("checkpoint", s.daemon().post("/v1/sandboxes/" + subject + "/checkpoint", "{}").expect(200));
+                ExternalDaemon.Timed fork = s.daemon().post("/v1/sandboxes/" + subject + "/fork",
+                        "{\"count\": 2, \"namePrefix\": \"f" + i + "\"}").expect(200);
+                if (fork.body().path("succeeded").asInt() != 2) throw new IllegalStateException("fork " + i + " failed: " + fork.body());
+                s.result().record("fork", fork);
+                for (JsonNode clone : fork.body().path("clones")) s.daemon().delete("/v1/sandboxes/" + clone.path("id").asText()).expect(204);
+            }
+        }
     }
 
     /**

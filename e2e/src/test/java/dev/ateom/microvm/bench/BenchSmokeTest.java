@@ -47,6 +47,10 @@ class BenchSmokeTest {
         // the clone once the host settled: on none only, where the daemon's own share is measured
         assertThat(none).containsPattern("\\| cloneLater \\| 1 \\| [0-9.]+ \\|").containsPattern("\\| cloneLater \\| [0-9.]+ \\| [0-9.]+ \\|");
         assertThat(Files.readString(output.resolve("speed-qemu.md"))).doesNotContain("| cloneLater |");
+        // checkpoint and fork (issue 27: no slower), on none only too; a fork has no hypervisor calls of its own to divide by
+        assertThat(none).containsPattern("\\| checkpoint \\| 1 \\| [0-9.]+ \\|.*\\| [0-9.]+× \\| no slower \\(before/after\\) \\| — \\|")
+                .containsPattern("\\| fork \\| 1 \\| [0-9.]+ \\|.*\\| — \\| no slower \\(before/after\\) \\| — \\|");
+        assertThat(Files.readString(output.resolve("speed-qemu.md"))).doesNotContain("| fork |", "| checkpoint |");
         assertThat(none).contains("| RSS, 2 running sandboxes |");
         for (int level : List.of(1, 2)) {
             for (String op : List.of("create", "suspend", "resume")) {
