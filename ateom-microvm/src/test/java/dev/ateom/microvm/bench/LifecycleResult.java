@@ -160,7 +160,8 @@ final class LifecycleResult {
         out.append("| op | API p50 | floor p50 (hypervisor + virtiofsd) | API / floor | the goal's ratio at the floor |\n");
         out.append("|---|---:|---:|---:|---:|\n");
         samples.forEach((op, list) -> {
-            if (op.equals("suspend") || NO_OWN_GOAL.contains(op)) return; // a suspend or checkpoint starts no virtiofsd
+            // a suspend or checkpoint starts no virtiofsd; a fork's answer has no hypervisor figure to add the floor to
+            if (op.equals("suspend") || NO_OWN_GOAL.contains(op)) return;
             double hv = new Percentiles(list.stream().map(Sample::hypervisorMs).toList()).p(50);
             double floor = hv + virtiofsdFloor.p(50);
             String atFloor = op.equals("create") ? String.format("hypervisor + %.0f ms", virtiofsdFloor.p(50))
