@@ -253,7 +253,7 @@ final class LifecycleResult {
                 case "create" -> { goal = "≤ hypervisor + 30 ms"; met = metOrNot(overhead.p(50) <= 30); }
                 case "suspend" -> { goal = "≤ 1.2×"; met = metOrNot(ratio.p(50) <= 1.2); }
                 case "resume", "resumeAfterRun", "resumeLater" -> { goal = "≤ 1.3×"; met = metOrNot(ratio.p(50) <= 1.3); }
-                case "checkpoint", "fork" -> { goal = "no slower (before/after)"; met = "—"; }
+                case String noGoal when NO_OWN_GOAL.contains(noGoal) -> { goal = "no slower (before/after)"; met = "—"; }
                 default -> { goal = "≤ 1.5×"; met = metOrNot(ratio.p(50) <= 1.5); }
             }
             String ratioText = HYPERVISOR_STEPS.get(op).isEmpty() ? "—" : String.format("%.2f×", ratio.p(50));
