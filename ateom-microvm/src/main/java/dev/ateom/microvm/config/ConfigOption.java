@@ -73,7 +73,8 @@ public enum ConfigOption {
             + "next resume's three virtiofsd are started, where the budget has room (they never push out a suspended sandbox's), "
             + "so that a resume right after its suspend finds them serving; 0: only the suspend's teardown starts them."),
     CLONE_AHEAD("clone-ahead", "0", "Recently cloned snapshots whose next clone is made ahead: its durable dir extracted and its "
-            + "three virtiofsd serving, taken by the next clone of the snapshot (the least recently cloned makes room; each "
+            + "three virtiofsd serving, taken by the next clone of the snapshot (not for a fork's own checkpoint, which no "
+            + "later clone takes; the least recently cloned makes room; each "
             + "keeps three idle virtiofsd and a copy of its durable dir; 0: none; always 0 when children do not die with the daemon)."),
     OPERATION_RETENTION_SECONDS("operation-retention-seconds", "900", "Longest a finished asynchronous operation (?async=true) "
             + "is kept for GET /v1/operations/{id}; one that was fetched finished goes 10 s after (at most half this)."),

@@ -13,6 +13,7 @@ import dev.ateom.microvm.sandbox.operation.ForkOperation;
 import dev.ateom.microvm.sandbox.operation.IdleTimeouts;
 import dev.ateom.microvm.sandbox.operation.LeaseKeeper;
 import dev.ateom.microvm.sandbox.operation.NewSandboxRun;
+import dev.ateom.microvm.sandbox.operation.NextCloneAhead;
 import dev.ateom.microvm.sandbox.operation.OperationContext;
 import dev.ateom.microvm.sandbox.operation.ResumeOperation;
 import dev.ateom.microvm.sandbox.operation.SandboxEntry;
@@ -112,12 +113,14 @@ public final class SandboxManager implements AutoCloseable {
     public OperationResult create(SandboxSpec request) { return create(request, RestoreOptions.DEFAULT); }
 
     /** As {@link #create(SandboxSpec)}; a clone's snapshot that is not on this host is pulled from the store first. */
-    public OperationResult create(SandboxSpec request, RestoreOptions options) {
+    public OperationResult create(SandboxSpec request, RestoreOptions options) { return create(request, options, NextCloneAhead.MAKE); }
+
+    private OperationResult create(SandboxSpec request, RestoreOptions options, NextCloneAhead nextClone) {
         admission.checkRequest(request);
         requireHypervisor();
         NewSandboxAdmission.Plan plan = admission.plan(request, request.id() != null ? request.id() : SandboxIds.generate(), options,
                 sandboxes::stateOf);
-        return new NewSandboxRun(context, sandboxes, leases).run(plan);
+        return new NewSandboxRun(context, sandboxes, leases).run(plan, nextClone);
     }
 
     /** Replaces a networked sandbox's egress policy: in force at once when RUNNING, from the next resume when SUSPENDED. */
@@ -170,7 +173,8 @@ public final class SandboxManager implements AutoCloseable {
         request.requireValid();
         SandboxRecord source = get(id);
         requireHypervisor();
-        return new ForkOperation(restoreSlots, this::checkpoint, this::create, SandboxIds::generate).run(source, request);
+        return new ForkOperation(restoreSlots, this::checkpoint, (spec, nextClone) -> create(spec, RestoreOptions.DEFAULT, nextClone),
+                SandboxIds::generate).run(source, request);
     }
 
     /** One command line to a RUNNING sandbox's guest probe; its answer, or a problem when it gives none in time. */

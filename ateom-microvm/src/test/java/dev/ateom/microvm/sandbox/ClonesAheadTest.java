@@ -165,6 +165,43 @@ class ClonesAheadTest {
                 "the run dir made for the first snapshot to go", () -> "left: " + entries(daemon.runDir().resolve(".clones-ahead")));
     }
 
+    /**
+     * A fork of a running sandbox clones a checkpoint of its own, which the next fork does not clone again (it takes
+     * another): its clones make nothing ahead, so two forks leave a template's clone made ahead in a budget of two.
+     * A fork of a suspended sandbox clones its latest snapshot, which the next fork clones again: that one is made.
+     */
+    @Test
+    void aForkOfARunningSandboxMakesNothingAheadAndLeavesATemplatesClone() throws Exception {
+        String template = snapshotOf("cfk-tpl", "template");
+        cloneOk(template, "cfk-k1");
+        Set<Long> made = awaitMadeAhead();
+        daemon.createOk(daemon.spec("cfk-src", "cfk-src"));
+        Files.writeString(daemon.stateDir().resolve("sandboxes/cfk-src/durable/data/notes.txt"), "forked");
+        List<String> forks = new ArrayList<>(forkOk("cfk-src", "cfk-r1"));
+        forks.addAll(forkOk("cfk-src", "cfk-r2"));
+
+        JsonNode next = cloneOk(template, "cfk-k2");
+
+        assertThat(TestTools.sharePids(next.path("sandbox").path("runtime"))).as("the template's next clone takes what was made for it")
+                .hasSize(3).isSubsetOf(made);
+        assertThat(daemon.post("/v1/sandboxes/cfk-src/suspend", "{}").status()).isEqualTo(200);
+        forks.addAll(forkOk("cfk-src", "cfk-s"));
+        Eventually.until(Duration.ofSeconds(60), () -> madeAheadNotes().contains("forked"),
+                "a clone made ahead for the suspended source's snapshot", () -> "made for: " + madeAheadNotes());
+
+        for (String id : List.of("cfk-k1", "cfk-k2")) assertThat(daemon.delete("/v1/sandboxes/" + id).status()).isEqualTo(204);
+        assertThat(daemon.delete("/v1/sandboxes/cfk-tpl?deleteSnapshots=true").status()).isEqualTo(204);
+        deleteAndAssertNothingMadeAhead("at the end", "cfk-src", forks.toArray(String[]::new));
+    }
+
+    /** One clone forked from {@code source}: its id. */
+    private static List<String> forkOk(String source, String namePrefix) throws Exception {
+        var forked = daemon.post("/v1/sandboxes/" + source + "/fork", "{\"count\": 1, \"namePrefix\": \"" + namePrefix + "\"}");
+        assertThat(forked.status()).as(forked.body().toString()).isEqualTo(200);
+        assertThat(forked.body().path("succeeded").asInt()).as(forked.body().toString()).isEqualTo(1);
+        return List.of(forked.body().path("clones").get(0).path("id").asText());
+    }
+
     /** The durable notes of each clone made ahead whose three virtiofsd listen (what its snapshot's sandbox wrote). */
     private static Set<String> madeAheadNotes() throws Exception {
         Set<String> notes = new HashSet<>();

@@ -16,7 +16,8 @@ import java.util.Optional;
  * extracted, system-info regenerated for the new identity (while virtiofsd starts), then the VM restored. A failure
  * rolls back: FAILED. A snapshot pulled from the store for the clone (before the sandbox existed) is its first step.
  * With {@code --clone-ahead}, the durable dir and the three virtiofsd made ahead for the snapshot's next clone are
- * taken instead (step {@code takeAhead}; {@link ClonesAhead}), and a clone that succeeded has the next one made.
+ * taken instead (step {@code takeAhead}; {@link ClonesAhead}), and a clone that succeeded has the next one made, unless
+ * its snapshot was taken for its request alone ({@link NextCloneAhead#SKIP}).
  */
 public final class CloneOperation {
     /** The step that takes what was made ahead for the snapshot's next clone. */
@@ -24,12 +25,17 @@ public final class CloneOperation {
     private final OperationContext context;
     private final SnapshotCatalog.SnapshotHandle source;
     private final Duration pulled;
+    private final NextCloneAhead nextClone;
 
-    /** @param pulled how long pulling {@code source} from the store took, null when it was on this host */
-    public CloneOperation(OperationContext context, SnapshotCatalog.SnapshotHandle source, Duration pulled) {
+    /**
+     * @param pulled    how long pulling {@code source} from the store took, null when it was on this host
+     * @param nextClone whether a clone that succeeds has the snapshot's next clone made ahead
+     */
+    public CloneOperation(OperationContext context, SnapshotCatalog.SnapshotHandle source, Duration pulled, NextCloneAhead nextClone) {
         this.context = context;
         this.source = source;
         this.pulled = pulled;
+        this.nextClone = nextClone;
     }
 
     /** Runs on a new CREATING sandbox, registered and locked. */
@@ -47,7 +53,7 @@ public final class CloneOperation {
         }, (record, layout) -> context.systemInfo().regenerate(layout, record.spec().systemInfoOrEmpty(), record.identity()),
                 VmSource.restore(source));
         VirtiofsdLauncher launcher = context.virtiofsd();
-        if (ahead.enabled() && launcher != null) {
+        if (nextClone == NextCloneAhead.MAKE && ahead.enabled() && launcher != null) {
             String rootfs = result.sandbox().spec().rootfs();
             int vcpus = result.sandbox().spec().vcpusOrDefault();
             ahead.makeNext(source, launcher, (SandboxLayout layout) -> context.vms().shareSpecs(rootfs, layout, layout.epoch(1)),

@@ -15,6 +15,7 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.Semaphore;
+import java.util.function.BiFunction;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -23,18 +24,20 @@ import static java.lang.System.Logger.Level.INFO;
 /**
  * Fork: one checkpoint when the source runs (its latest snapshot when it is suspended), then N clones restored in
  * parallel, at most as many at a time as the restore slots allow. It composes the manager's own checkpoint and
- * create, each under its own sandbox's lock, so a fork holds no lock of its own while its clones are restored.
+ * create, each under its own sandbox's lock, so a fork holds no lock of its own while its clones are restored. Clones
+ * of a checkpoint of its own have no next clone made ahead ({@link NextCloneAhead#SKIP}).
  */
 public final class ForkOperation {
     private static final System.Logger LOG = System.getLogger(ForkOperation.class.getName());
 
     private final Semaphore restoreSlots;
     private final Function<String, OperationResult> checkpoint;
-    private final Function<SandboxSpec, OperationResult> create;
+    private final BiFunction<SandboxSpec, NextCloneAhead, OperationResult> create;
     private final Supplier<String> ids;
 
-    public ForkOperation(Semaphore restoreSlots, Function<String, OperationResult> checkpoint, Function<SandboxSpec, OperationResult> create,
-                  Supplier<String> ids) {
+    /** @param create a clone, and whether it has its snapshot's next clone made ahead once it succeeded */
+    public ForkOperation(Semaphore restoreSlots, Function<String, OperationResult> checkpoint,
+                         BiFunction<SandboxSpec, NextCloneAhead, OperationResult> create, Supplier<String> ids) {
         this.restoreSlots = restoreSlots;
         this.checkpoint = checkpoint;
         this.create = create;
@@ -58,8 +61,10 @@ public final class ForkOperation {
         progress.admitted(id); // a running source was admitted by its checkpoint already
         progress.step("clones");
         long cloning = System.nanoTime();
+        // a checkpoint of its own is cloned by this fork alone; a suspended source's latest snapshot may be forked again
+        NextCloneAhead nextClone = checkpointed != null ? NextCloneAhead.SKIP : NextCloneAhead.MAKE;
         List<ForkedClone> clones = new ParallelClones(restoreSlots).run(
-                request.clones(id, source.identity().namespace()), snapshotId, ids, create);
+                request.clones(id, source.identity().namespace()), snapshotId, ids, spec -> create.apply(spec, nextClone));
         Map<String, Long> timings = new LinkedHashMap<>();
         timings.put("checkpoint", (cloning - start) / 1_000_000);
         timings.put("clones", (System.nanoTime() - cloning) / 1_000_000);

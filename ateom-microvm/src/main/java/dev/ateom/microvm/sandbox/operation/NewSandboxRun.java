@@ -28,7 +28,8 @@ public final class NewSandboxRun {
         this.leases = leases;
     }
 
-    public OperationResult run(NewSandboxAdmission.Plan plan) {
+    /** @param nextClone for a clone: whether, once it succeeded, its snapshot's next clone is made ahead */
+    public OperationResult run(NewSandboxAdmission.Plan plan, NextCloneAhead nextClone) {
         String id = plan.id();
         var requested = plan.spec().identity();
         SandboxEntry entry = new SandboxEntry(SandboxRecord.creating(id, plan.spec(),
@@ -41,7 +42,7 @@ public final class NewSandboxRun {
             OperationProgress.current().admitted(id);
             entry.claiming(leases.claim(entry.record(), plan.operation()));
             return leases.following(entry, () -> plan.source() == null ? new CreateOperation(context).run(entry)
-                    : new CloneOperation(context, plan.source(), plan.pulled()).run(entry));
+                    : new CloneOperation(context, plan.source(), plan.pulled(), nextClone).run(entry));
         } finally {
             if (!context.store().hasRecord(id)) sandboxes.remove(entry);
         }
