@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -68,8 +69,9 @@ final class BackendBench {
             Percentiles virtiofsdFloor = VirtiofsdFloor.measure(Files.createDirectories(root.resolve("virtiofsd-floor")), settings.cycles());
             LifecycleResult lifecycle = new LifecycleResult(guest.backend());
             LifecycleResult before = baseline == null ? null : new LifecycleResult(guest.backend() + " (before)");
-            List<Subject> subjects = baseline == null ? List.of(new Subject(daemon, lifecycle))
-                    : List.of(new Subject(baseline, before), new Subject(daemon, lifecycle));
+            ScalingResult scalingBefore = baseline == null ? null : new ScalingResult(guest.backend());
+            List<Subject> subjects = baseline == null ? List.of(new Subject(daemon, lifecycle, scaling))
+                    : List.of(new Subject(baseline, before, scalingBefore), new Subject(daemon, lifecycle, scaling));
             List<ExternalDaemon.PoolClaims> claimsBefore = new ArrayList<>();
             for (Subject s : subjects) claimsBefore.add(s.daemon().poolClaims());
             lifecycle(subjects);
@@ -79,7 +81,8 @@ final class BackendBench {
             memoryWithOne(daemon, scaling);
             lifecycle.virtiofsdFloor(virtiofsdFloor);
             if (before != null) lifecycle.baseline(before);
-            scaling(daemon, scaling);
+            scaling(subjects, daemon);
+            if (scalingBefore != null) scaling.baseline(scalingBefore, baselineName());
             Optional<SyncLag.Result> lag = syncLag
                     ? Optional.of(SyncLagThroughDaemon.measure(daemon, guest, hostDirectories, settings.syncUpdates(), 1, 10, 100))
                     : Optional.empty();
@@ -124,8 +127,8 @@ final class BackendBench {
         return cycle % 2 == 0 ? subjects : subjects.reversed();
     }
 
-    /** A daemon the lifecycle runs on, and where its answers go. */
-    private record Subject(ExternalDaemon daemon, LifecycleResult result) {}
+    /** A daemon the lifecycle and the scaling levels run on, and where their answers go. */
+    private record Subject(ExternalDaemon daemon, LifecycleResult result, ScalingResult scaling) {}
 
     /** One sandbox up on the daemon measured, for "RSS with 1 sandbox" (the lifecycle leaves none up). */
     private void memoryWithOne(ExternalDaemon daemon, ScalingResult memory) throws Exception {
@@ -247,25 +250,43 @@ final class BackendBench {
         Thread.sleep(SETTLED_MORE.toMillis());
     }
 
-    private void scaling(ExternalDaemon daemon, ScalingResult result) throws Exception {
-        for (int level : settings.scalingLevels(guest.backend())) {
-            String[] ops = {"create", "suspend", "resume"};
-            Batch[] batches = {new Batch(), new Batch(), new Batch()};
+    /**
+     * N sandboxes created, suspended and resumed at once, per level and round on every subject in turn (settled before
+     * each, the order alternating), so that with a baseline each row has a before/after from the same run; the measured
+     * daemon's memory is read with each level's sandboxes up.
+     */
+    private void scaling(List<Subject> subjects, ExternalDaemon measured) throws Exception {
+        String[] ops = {"create", "suspend", "resume"};
+        List<Integer> levels = settings.scalingLevels(guest.backend());
+        for (int l = 0; l < levels.size(); l++) {
+            int level = levels.get(l);
+            Map<Subject, Batch[]> batches = new HashMap<>();
+            for (Subject s : subjects) batches.put(s, new Batch[] {new Batch(), new Batch(), new Batch()});
             for (int round = 0; round < settings.scalingRounds(); round++) {
-                String prefix = "s" + level + "-" + round + "-";
-                IntFunction<String> id = j -> prefix + j;
-                batches[0].run(level, j -> daemon.post("/v1/sandboxes", guest.specFor(id.apply(j))), 201);
-                if (round == 0 && level > 1) result.add(new ScalingResult.Memory(level, daemon.rssMib(), daemon.childrenRssMib()));
-                batches[1].run(level, j -> daemon.post("/v1/sandboxes/" + id.apply(j) + "/suspend", "{}"), 200);
-                batches[2].run(level, j -> daemon.post("/v1/sandboxes/" + id.apply(j) + "/resume", "{}"), 200);
-                new Batch().run(level, j -> daemon.delete("/v1/sandboxes/" + id.apply(j) + "?deleteSnapshots=true"), 204);
+                for (Subject s : inTurn(subjects, l + round)) {
+                    if (subjects.size() > 1) settle(subjects);
+                    scalingRound(s.daemon(), level, round, batches.get(s), s.daemon() == measured ? s.scaling() : null);
+                }
             }
             System.out.printf("%s backend: scaling level %d done%n", guest.backend(), level);
-            for (int op = 0; op < ops.length; op++) {
-                result.add(new ScalingResult.Row(level, ops[op], batches[op].requests, batches[op].failures, batches[op].wallSeconds,
-                        batches[op].latencies));
+            for (Subject s : subjects) {
+                for (int op = 0; op < ops.length; op++) {
+                    Batch batch = batches.get(s)[op];
+                    s.scaling().add(new ScalingResult.Row(level, ops[op], batch.requests, batch.failures, batch.wallSeconds, batch.latencies));
+                }
             }
         }
+    }
+
+    /** One round of a level on one daemon, every sandbox deleted after; {@code memory}: where its RSS goes, if anywhere. */
+    private void scalingRound(ExternalDaemon daemon, int level, int round, Batch[] batches, ScalingResult memory) throws Exception {
+        String prefix = "s" + level + "-" + round + "-";
+        IntFunction<String> id = j -> prefix + j;
+        batches[0].run(level, j -> daemon.post("/v1/sandboxes", guest.specFor(id.apply(j))), 201);
+        if (memory != null && round == 0 && level > 1) memory.add(new ScalingResult.Memory(level, daemon.rssMib(), daemon.childrenRssMib()));
+        batches[1].run(level, j -> daemon.post("/v1/sandboxes/" + id.apply(j) + "/suspend", "{}"), 200);
+        batches[2].run(level, j -> daemon.post("/v1/sandboxes/" + id.apply(j) + "/resume", "{}"), 200);
+        new Batch().run(level, j -> daemon.delete("/v1/sandboxes/" + id.apply(j) + "?deleteSnapshots=true"), 204);
     }
 
     @FunctionalInterface

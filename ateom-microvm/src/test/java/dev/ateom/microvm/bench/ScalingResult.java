@@ -32,6 +32,8 @@ final class ScalingResult {
     private final String backend;
     private final List<Row> rows = new ArrayList<>();
     private final List<Memory> memory = new ArrayList<>();
+    private ScalingResult baseline;
+    private String baselineName;
 
     ScalingResult(String backend) {
         this.backend = backend;
@@ -47,6 +49,12 @@ final class ScalingResult {
 
     String backend() {
         return backend;
+    }
+
+    /** The same levels on a second daemon, each round on both in turn: a before/after table follows this one's. */
+    void baseline(ScalingResult before, String name) {
+        this.baseline = before;
+        this.baselineName = name;
     }
 
     List<Row> rows() {
@@ -74,6 +82,32 @@ final class ScalingResult {
         for (Memory sample : memory) {
             out.append(String.format("| %d | %.0f | %.0f |%n", sample.running(), sample.daemonMib(), sample.childrenMib()));
         }
+        if (baseline != null) out.append(beforeAndAfter());
         return out.toString();
+    }
+
+    /** Each row beside the baseline's at the same level: latencies and throughput with after/before ratios. */
+    private String beforeAndAfter() {
+        StringBuilder out = new StringBuilder(String.format("%n%s backend: scaling before (%s) and after, each round on both daemons in"
+                + " turn in this run (ms)%n%n| concurrent | op | p50 before | p50 after | after/before | p99 before | p99 after | after/before"
+                + " | ops/s before | ops/s after | failed before / after |%n|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---|%n",
+                backend, baselineName));
+        for (Row after : rows) {
+            Optional<Row> match = baseline.rows.stream().filter(b -> b.concurrent() == after.concurrent() && b.op().equals(after.op())).findFirst();
+            if (match.isEmpty()) continue;
+            Row before = match.get();
+            out.append(String.format("| %d | %s | %s | %s | %.2f | %.2f | %d / %d |%n", after.concurrent(), after.op(),
+                    ratioColumns(before, after, 50), ratioColumns(before, after, 99), before.opsPerSecond(), after.opsPerSecond(),
+                    before.failures(), after.failures()));
+        }
+        return out.toString();
+    }
+
+    /** Percentile {@code p} before, after and their ratio; dashes where every request of a side failed. */
+    private static String ratioColumns(Row before, Row after, int p) {
+        Optional<Percentiles> b = before.latency();
+        Optional<Percentiles> a = after.latency();
+        if (b.isEmpty() || a.isEmpty()) return "– | – | –";
+        return String.format("%.0f | %.0f | %.2f×", b.get().p(p), a.get().p(p), a.get().p(p) / b.get().p(p));
     }
 }
