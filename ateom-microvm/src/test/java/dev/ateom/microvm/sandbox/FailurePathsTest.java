@@ -239,7 +239,8 @@ class FailurePathsTest {
 
     /**
      * No process but those of the running sandboxes named, no socket in the run dir of any other sandbox, no
-     * restore dir of a sandbox that does not run, no half-made snapshot.
+     * restore dir of a sandbox that does not run, no half-made snapshot, no mount under the daemon's dirs (a jailed
+     * VMM's mounts live in its own namespace and go with it).
      */
     private static void assertNothingLeftBut(Set<String> running) throws Exception {
         daemon.awaitTeardowns();
@@ -266,6 +267,8 @@ class FailurePathsTest {
         try (Stream<Path> snapshots = Files.list(daemon.stateDir().resolve("snapshots"))) {
             assertThat(snapshots.map(p -> p.getFileName().toString())).as("half-made snapshots").noneMatch(n -> n.startsWith("."));
         }
+        assertThat(Files.readAllLines(Path.of("/proc/self/mountinfo"))).as("mounts under the daemon's dirs")
+                .noneMatch(line -> line.contains(daemon.stateDir().toString()) || line.contains(daemon.runDir().toString()));
     }
 
     private static JsonNode sandbox(String id) {
