@@ -1,6 +1,7 @@
 package dev.ateom.virtiofsd;
 
 import java.lang.System.Logger.Level;
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashMap;
 import java.util.LinkedHashMap;
@@ -11,6 +12,7 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.function.Consumer;
+import java.util.function.LongSupplier;
 
 /**
  * Share sets started ahead of the VM that will use them (the next resume of a suspended sandbox), at most
@@ -21,6 +23,13 @@ import java.util.function.Consumer;
  * {@link #close}; when the budget is full, the oldest set makes room for a new one ({@link #startAhead}), unless the new
  * one is only started where there is room ({@link #startIfRoom}: a running sandbox's, which may not be needed).
  *
+ * <p>A set makes room only once it is {@code keptAtLeast} old; until then a new one is not started. Without that, a
+ * burst of suspends (a drain, an idle sweep, 20 at once in the bench) started a set for each, every start pushing out
+ * one started a moment before: all but the last {@code budget} started and killed for nothing, on the cores the
+ * burst's own teardowns and the resumes after it need (20 resumes at once 1.18-1.23× the path before issue 27, and
+ * 0.97× with no set started ahead). Which sandbox of a burst resumes first is not known, so its first {@code budget}
+ * keep theirs; at most {@code budget} sets are pushed out per {@code keptAtLeast}.
+ *
  * <p>A set that was dropped (made room, replaced, discarded) is killed by the thread that dropped it, which first
  * waits for its start to end. Until its processes are gone they still hold the key's socket paths and pid files, so a
  * claim for that key waits for the kill before it answers "nothing": a claimant that then starts its own shares on the
@@ -29,9 +38,15 @@ import java.util.function.Consumer;
 public final class ShareSetsAhead implements AutoCloseable {
     private static final System.Logger LOG = System.getLogger(ShareSetsAhead.class.getName());
 
-    private record Ahead(List<ShareSpec> specs, CompletableFuture<ShareSet> starting) {}
+    private record Ahead(List<ShareSpec> specs, CompletableFuture<ShareSet> starting, long startedNanos) {}
+
+    /** How old a set must be before it makes room for a new one: longer than a burst of suspends takes to answer. */
+    public static final Duration KEPT_AT_LEAST = Duration.ofSeconds(2);
 
     private final int budget;
+    private final long keptAtLeastNanos;
+    /** {@link System#nanoTime}, but for tests. */
+    private final LongSupplier clock;
     /** In the order they were started: the first is the oldest. */
     private final Map<String, Ahead> sets = new LinkedHashMap<>();
     /** Per key, the kills of its dropped sets still running: done once their processes are gone. */
@@ -40,14 +55,25 @@ public final class ShareSetsAhead implements AutoCloseable {
 
     /** @param budget the most sets kept started at once; 0 starts none */
     public ShareSetsAhead(int budget) {
+        this(budget, KEPT_AT_LEAST);
+    }
+
+    /** @param keptAtLeast how old a set must be before it makes room for a new one */
+    public ShareSetsAhead(int budget, Duration keptAtLeast) {
+        this(budget, keptAtLeast, System::nanoTime);
+    }
+
+    ShareSetsAhead(int budget, Duration keptAtLeast, LongSupplier clock) {
         if (budget < 0) throw new IllegalArgumentException("budget must be ≥ 0, not " + budget);
         this.budget = budget;
+        this.keptAtLeastNanos = keptAtLeast.toNanos();
+        this.clock = clock;
     }
 
     /**
      * Starts {@code specs} for {@code key} on a virtual thread; returns at once. An earlier set for the key and, when
      * the budget is full, the oldest set are killed first (before this returns). False when nothing was started (a
-     * budget of 0, or closed).
+     * budget of 0, closed, or the budget full of sets too young to make room).
      */
     public boolean startAhead(String key, VirtiofsdLauncher launcher, List<ShareSpec> specs) {
         return startAhead(key, launcher, specs, set -> { });
@@ -91,9 +117,11 @@ public final class ShareSetsAhead implements AutoCloseable {
         CompletableFuture<ShareSet> starting = new CompletableFuture<>();
         synchronized (this) {
             if (makeRoom ? closed || budget == 0 : !hasRoomFor(key)) return false;
+            List<String> makingRoom = oldestMakingRoomFor(key);
+            if (makingRoom == null) return false;
             if (sets.containsKey(key)) kills.add(drop(key));
-            while (sets.size() >= budget) kills.add(drop(sets.keySet().iterator().next()));
-            sets.put(key, new Ahead(List.copyOf(specs), starting));
+            makingRoom.forEach(oldest -> kills.add(drop(oldest)));
+            sets.put(key, new Ahead(List.copyOf(specs), starting, clock.getAsLong()));
         }
         kills.forEach(Runnable::run);
         Thread.ofVirtual().name("virtiofsd-ahead-" + key).start(() -> {
@@ -111,6 +139,24 @@ public final class ShareSetsAhead implements AutoCloseable {
             }
         });
         return true;
+    }
+
+    /**
+     * The other keys whose sets would make room for one more of {@code key}'s (the oldest first; none while there is
+     * room), or null when one of them is younger than {@code keptAtLeast}. The key's own set is replaced, never counted.
+     */
+    private List<String> oldestMakingRoomFor(String key) {
+        List<String> oldest = new ArrayList<>();
+        int kept = sets.size() - (sets.containsKey(key) ? 1 : 0);
+        long now = clock.getAsLong();
+        for (Map.Entry<String, Ahead> entry : sets.entrySet()) {
+            if (kept < budget) break;
+            if (entry.getKey().equals(key)) continue;
+            if (now - entry.getValue().startedNanos() < keptAtLeastNanos) return null;
+            oldest.add(entry.getKey());
+            kept--;
+        }
+        return oldest;
     }
 
     /**
@@ -149,7 +195,7 @@ public final class ShareSetsAhead implements AutoCloseable {
          */
         public static Claim of(String key, ShareSet set) {
             List<ShareSpec> serving = set.processes().values().stream().map(VirtiofsdProcess::spec).toList();
-            return new Claim(key, serving, new Ahead(serving, CompletableFuture.completedFuture(set)), null);
+            return new Claim(key, serving, new Ahead(serving, CompletableFuture.completedFuture(set), System.nanoTime()), null);
         }
 
         /** This claim for a claimant that needs exactly {@code wanted}. */

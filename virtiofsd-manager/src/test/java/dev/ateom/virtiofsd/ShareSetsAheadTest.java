@@ -6,12 +6,14 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Files;
 import java.nio.file.Path;
+import java.time.Duration;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
 
@@ -87,7 +89,7 @@ class ShareSetsAheadTest {
         List<ShareSpec> first = specs("sb-d1");
         List<ShareSpec> second = specs("sb-d2");
         List<ShareSpec> third = specs("sb-d3");
-        ShareSetsAhead ahead = new ShareSetsAhead(2);
+        ShareSetsAhead ahead = new ShareSetsAhead(2, Duration.ZERO);
         ahead.startAhead("sb-d1", fixture.launcher(), first);
         ahead.startAhead("sb-d2", fixture.launcher(), second);
         ahead.startAhead("sb-d3", fixture.launcher(), third);
@@ -103,13 +105,40 @@ class ShareSetsAheadTest {
     }
 
     /**
+     * A set younger than {@code keptAtLeast} makes no room: a burst of starts keeps the first ones instead of starting
+     * and killing all but the last. The key's own set is replaced whatever its age, and an old enough set makes room.
+     */
+    @Test
+    void aSetMakesRoomOnlyOnceItIsKeptAtLeastItsTime() throws Exception {
+        AtomicLong nanos = new AtomicLong();
+        try (ShareSetsAhead ahead = new ShareSetsAhead(1, Duration.ofSeconds(2), nanos::get)) {
+            List<ShareSpec> first = specs("sb-y1");
+            assertThat(ahead.startAhead("sb-y1", fixture.launcher(), first)).isTrue();
+            nanos.addAndGet(Duration.ofMillis(1999).toNanos());
+
+            assertThat(ahead.startAhead("sb-y2", fixture.launcher(), specs("sb-y2"))).as("pushing out a set 1.999 s old").isFalse();
+
+            List<ShareSpec> again = specs("sb-y1");
+            assertThat(ahead.startAhead("sb-y1", fixture.launcher(), again)).as("the key's own set, replaced").isTrue();
+            assertThat(ahead.holds("sb-y1", again)).isTrue();
+            assertThat(ProcessLeaks.mentioning(first.getFirst().socketPath().getParent())).as("the replaced set is gone").isEmpty();
+            nanos.addAndGet(Duration.ofSeconds(2).toNanos());
+            List<ShareSpec> later = specs("sb-y3");
+            assertThat(ahead.startAhead("sb-y3", fixture.launcher(), later)).as("once the set is 2 s old").isTrue();
+            assertThat(ahead.size()).isEqualTo(1);
+            assertThat(ahead.holds("sb-y3", later)).isTrue();
+            assertThat(ProcessLeaks.mentioning(again.getFirst().socketPath().getParent())).as("the set that made room is gone").isEmpty();
+        }
+    }
+
+    /**
      * Where a caller confines a set ahead ({@code then}) ends with the set, once, whoever ends it: the budget making
      * room, the close, or the claimant's kill; a {@code then} that fails kills the set, and its claim gets nothing.
      */
     @Test
     void aConfinementMadeAheadEndsOnceWithItsSetWhoeverEndsItAndAFailedOneKillsTheSet() throws Exception {
         Map<String, AtomicInteger> ended = new ConcurrentHashMap<>();
-        ShareSetsAhead ahead = new ShareSetsAhead(2);
+        ShareSetsAhead ahead = new ShareSetsAhead(2, Duration.ZERO);
         List<ShareSpec> claimed = specs("sb-c1");
         List<ShareSpec> dropped = specs("sb-c2");
         List<ShareSpec> closed = specs("sb-c3");
@@ -154,7 +183,7 @@ class ShareSetsAheadTest {
 
     @Test
     void aClaimForASetThatIsMakingRoomAnswersOnlyOnceItsProcessesAreGone() throws Exception {
-        try (ShareSetsAhead ahead = new ShareSetsAhead(1)) {
+        try (ShareSetsAhead ahead = new ShareSetsAhead(1, Duration.ZERO)) {
             List<ShareSpec> evicted = specs("sb-g1");
             ahead.startAhead("sb-g1", fixture.launcher(), evicted);
             // the second set makes room: its caller kills the first once the first's start is done (tens of ms)
