@@ -67,7 +67,7 @@ public enum ConfigOption {
     JAIL_CPU_QUOTA("jail-cpu-quota", "vcpus", "CPUs worth of time a VMM's cgroup gets, and the cgroup of its virtiofsd: vcpus (the "
             + "sandbox's vcpu count), a number (e.g. 1.5), or 0 for no CPU limit."),
     VIRTIOFSD_AHEAD("virtiofsd-ahead", "0", "Suspended sandboxes whose next resume finds its three virtiofsd already started "
-            + "(started when the suspend's teardown begins; the oldest make room; 0: none; always 0 when children do not die "
+            + "(started when the suspend's teardown begins; the oldest make room once 2 s old; 0: none; always 0 when children do not die "
             + "with the daemon)."),
     VIRTIOFSD_AHEAD_RUNNING_MS("virtiofsd-ahead-running-ms", "1000", "With --virtiofsd-ahead: how long a sandbox runs before its "
             + "next resume's three virtiofsd are started, where the budget has room (they never push out a suspended sandbox's), "
