@@ -2,7 +2,6 @@ package dev.ateom.microvm.sandbox;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import dev.ateom.microvm.config.ConfigOption;
-import dev.ateom.microvm.timing.FailPoints;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.api.extension.RegisterExtension;
@@ -10,9 +9,6 @@ import org.junit.jupiter.api.extension.RegisterExtension;
 import java.nio.file.Path;
 import java.util.Map;
 import java.util.Set;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Collectors;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -33,48 +29,7 @@ class StandbySharesTest {
     /** Each test starts with no sandbox and so with the budget's set free, whatever the one before left when it failed. */
     @AfterEach
     void cleanUp() throws Exception {
-        FailPoints.disarmAll();
         daemon.deleteAllSandboxesBut();
-    }
-
-    /**
-     * The start waits until no bring-up is under way: a sandbox that runs while another's create is held at a step has
-     * no standby set however long it runs meanwhile, and has one once that create is done.
-     */
-    @Test
-    void aStandbyStartWaitsUntilNoBringUpIsUnderWay() throws Exception {
-        CountDownLatch held = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        FailPoints.runOnce("create.vmBoot", () -> {
-            held.countDown();
-            try {
-                release.await(60, TimeUnit.SECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
-        });
-        CompletableFuture<Integer> slow = CompletableFuture.supplyAsync(() -> {
-            try {
-                return daemon.post("/v1/sandboxes", daemon.spec("sb-slow", "sb-slow")).status();
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        });
-        try {
-            assertThat(held.await(60, TimeUnit.SECONDS)).as("the other create held at vmBoot").isTrue();
-            daemon.createOk(daemon.spec("sb-quiet", "sb-quiet"));
-            // five times the delay: a standby set started regardless would be serving by then
-            Thread.sleep(5 * RUNNING_MS);
-
-            assertThat(TestTools.sockets(epochDir("sb-quiet", 2))).as("no standby set while a create is under way").isEmpty();
-        } finally {
-            release.countDown();
-        }
-        assertThat(slow.get(60, TimeUnit.SECONDS)).isEqualTo(201);
-        assertThat(sharesIn(awaitServing("sb-quiet", 2))).as("started once the create was done").hasSize(3);
-        daemon.deleteAllSandboxesBut();
-        daemon.awaitPoolFull();
-        assertThat(TestTools.leakedChildren()).isEmpty();
     }
 
     @Test

@@ -74,10 +74,8 @@ final class BringUp {
      */
     void run(SandboxEntry entry, VmSource source, int epoch, StepTimer timer, Rollback rollback, SandboxState stateOnRefusal,
              Runnable systemInfo, ShareSetsAhead.Claim madeAhead) {
-        // the warm pool's refill waits until this bring-up's VMM is handed over (or the bring-up failed before that), and
-        // a running sandbox's standby virtiofsd until no bring-up is under way
-        try (BringUpsUnderWay.Mark underWay = context.vms().bringUps().begin();
-             VmmPool.RefillHold refillHeld = context.vms().holdPoolRefill()) {
+        // the warm pool's refill waits until this bring-up's VMM is handed over (or the bring-up failed before that)
+        try (VmmPool.RefillHold refillHeld = context.vms().holdPoolRefill()) {
             bringUp(entry, source, epoch, timer, rollback, stateOnRefusal, systemInfo, madeAhead, refillHeld);
         }
     }

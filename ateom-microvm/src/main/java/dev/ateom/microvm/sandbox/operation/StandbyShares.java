@@ -19,9 +19,8 @@ import static java.lang.System.Logger.Level.WARNING;
  *
  * <p>Why after a while and not at once: the start takes CPU (three processes, their namespaces and the jail's
  * cgroup), and right after a bring-up that is what the sandbox's next operation needs; a suspend that soon gets its set
- * from its teardown, as before. For the same reason the start waits while any bring-up is under way
- * ({@link BringUpsUnderWay}), at most {@link #QUIET_WAIT_MAX}, then starts nothing. The price: a running sandbox keeps
- * three idle virtiofsd beside its own (a few MiB), as a suspended one already did.
+ * from its teardown, as before. The price: a running sandbox keeps three idle virtiofsd beside its own (a few MiB), as a
+ * suspended one already did.
  *
  * <p>The set serves the sandbox's own dirs at the next epoch's paths; what would make it wrong stops it: the durable
  * dir laid again at the resume, a delete, a failed operation, the daemon's stop (ShareSetsAhead). Scheduled on a
@@ -29,11 +28,6 @@ import static java.lang.System.Logger.Level.WARNING;
  */
 final class StandbyShares {
     private static final System.Logger LOG = System.getLogger(StandbyShares.class.getName());
-    /**
-     * The longest a start waits for no bring-up to be under way; then it starts nothing (the suspend's teardown starts
-     * the set). Bounds the threads waiting on a host whose bring-ups never stop, one per bring-up at most.
-     */
-    static final Duration QUIET_WAIT_MAX = Duration.ofSeconds(10);
     private final OperationContext context;
 
     StandbyShares(OperationContext context) { this.context = context; }
@@ -48,7 +42,6 @@ final class StandbyShares {
         Thread.ofVirtual().name("standby-shares-" + id).start(() -> {
             try {
                 Thread.sleep(after);
-                if (!context.vms().bringUps().awaitNone(QUIET_WAIT_MAX)) return;
             } catch (InterruptedException e) {
                 return;
             }

@@ -62,7 +62,6 @@ public final class VmStarter {
     private final ClonesAhead clonesAhead;
     /** With the jail on: how a bring-up gets its jailed CHV. */
     private final Optional<JailedChvStart> jailedStart;
-    private final BringUpsUnderWay bringUps = new BringUpsUnderWay();
 
     public VmStarter(DaemonConfig config, SnapshotCatalog snapshots, HostTools tools, VmmPool pool, VmmJailer jailer,
             Optional<PoolMemberJails> memberJails, ShareSetsAhead sharesAhead, ClonesAhead clonesAhead) {
@@ -107,9 +106,6 @@ public final class VmStarter {
 
     /** The pool's refill held back until a bring-up's VMM is handed over ({@link VmmPool#holdRefill}). */
     VmmPool.RefillHold holdPoolRefill() { return pool.holdRefill(); }
-
-    /** The bring-ups under way, which work that only may be needed waits for. */
-    BringUpsUnderWay bringUps() { return bringUps; }
 
     /** The virtiofsd a suspend's teardown starts for the sandbox's next resume. */
     ShareSetsAhead sharesAhead() { return sharesAhead; }
