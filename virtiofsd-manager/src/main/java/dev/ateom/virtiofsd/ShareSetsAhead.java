@@ -45,7 +45,6 @@ public final class ShareSetsAhead implements AutoCloseable {
 
     private final int budget;
     private final long keptAtLeastNanos;
-    /** {@link System#nanoTime}, but for tests. */
     private final LongSupplier clock;
     /** In the order they were started: the first is the oldest. */
     private final Map<String, Ahead> sets = new LinkedHashMap<>();
@@ -55,14 +54,13 @@ public final class ShareSetsAhead implements AutoCloseable {
 
     /** @param budget the most sets kept started at once; 0 starts none */
     public ShareSetsAhead(int budget) {
-        this(budget, KEPT_AT_LEAST);
+        this(budget, KEPT_AT_LEAST, System::nanoTime);
     }
 
-    /** @param keptAtLeast how old a set must be before it makes room for a new one */
-    public ShareSetsAhead(int budget, Duration keptAtLeast) {
-        this(budget, keptAtLeast, System::nanoTime);
-    }
-
+    /**
+     * @param keptAtLeast how old a set must be before it makes room for a new one
+     * @param clock       {@link System#nanoTime}, or a test's
+     */
     ShareSetsAhead(int budget, Duration keptAtLeast, LongSupplier clock) {
         if (budget < 0) throw new IllegalArgumentException("budget must be ≥ 0, not " + budget);
         this.budget = budget;

@@ -89,7 +89,7 @@ class ShareSetsAheadTest {
         List<ShareSpec> first = specs("sb-d1");
         List<ShareSpec> second = specs("sb-d2");
         List<ShareSpec> third = specs("sb-d3");
-        ShareSetsAhead ahead = new ShareSetsAhead(2, Duration.ZERO);
+        ShareSetsAhead ahead = new ShareSetsAhead(2, Duration.ZERO, System::nanoTime);
         ahead.startAhead("sb-d1", fixture.launcher(), first);
         ahead.startAhead("sb-d2", fixture.launcher(), second);
         ahead.startAhead("sb-d3", fixture.launcher(), third);
@@ -138,7 +138,7 @@ class ShareSetsAheadTest {
     @Test
     void aConfinementMadeAheadEndsOnceWithItsSetWhoeverEndsItAndAFailedOneKillsTheSet() throws Exception {
         Map<String, AtomicInteger> ended = new ConcurrentHashMap<>();
-        ShareSetsAhead ahead = new ShareSetsAhead(2, Duration.ZERO);
+        ShareSetsAhead ahead = new ShareSetsAhead(2, Duration.ZERO, System::nanoTime);
         List<ShareSpec> claimed = specs("sb-c1");
         List<ShareSpec> dropped = specs("sb-c2");
         List<ShareSpec> closed = specs("sb-c3");
@@ -183,7 +183,7 @@ class ShareSetsAheadTest {
 
     @Test
     void aClaimForASetThatIsMakingRoomAnswersOnlyOnceItsProcessesAreGone() throws Exception {
-        try (ShareSetsAhead ahead = new ShareSetsAhead(1, Duration.ZERO)) {
+        try (ShareSetsAhead ahead = new ShareSetsAhead(1, Duration.ZERO, System::nanoTime)) {
             List<ShareSpec> evicted = specs("sb-g1");
             ahead.startAhead("sb-g1", fixture.launcher(), evicted);
             // the second set makes room: its caller kills the first once the first's start is done (tens of ms)
